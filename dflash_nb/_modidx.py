@@ -7,4 +7,6 @@ d = { 'settings': { 'branch': 'main',
                 'lib_path': 'dflash_nb'},
   'syms': { 'dflash_nb.compile': { 'dflash_nb.compile.UncompiledCallError': ('compile.html#uncompiledcallerror', 'dflash_nb/compile.py'),
                                    'dflash_nb.compile.compiled_only': ('compile.html#compiled_only', 'dflash_nb/compile.py'),
-                                   'dflash_nb.compile.inductor_options': ('compile.html#inductor_options', 'dflash_nb/compile.py')}}}
+                                   'dflash_nb.compile.inductor_options': ('compile.html#inductor_options', 'dflash_nb/compile.py')},
+            'dflash_nb.data': {'dflash_nb.data.make_tokenizer': ('data.html#make_tokenizer', 'dflash_nb/data.py')},
+            'dflash_nb.targets': {'dflash_nb.targets.make_tiny_target': ('targets.html#make_tiny_target', 'dflash_nb/targets.py')}}}
