@@ -1,12 +1,13 @@
-"""H200: the demo end to end. Regenerates the answers of data_samples/chitchat_prompts.jsonl with the demo target
-(SmolLM2-135M-Instruct, greedy) into data_samples/demo_train.jsonl, then trains a drafter with dflash_nb_train and
+"""H200: the demo end to end. Regenerates the answers of all of data_samples/chitchat_prompts.jsonl with the demo target
+(SmolLM2-135M-Instruct, greedy) into data_samples/demo_train.jsonl (unless it already answers them all), then trains a drafter with dflash_nb_train and
 reports tau on the held-out prompts. Usage: python3 tools/h200/demo.py [TRAIN_MINUTES] [extra dflash_nb_train flags]"""
 import json, os, shutil, subprocess, sys, time
 from pathlib import Path
 import torch
 out = Path(os.environ.get('OUT', '/tmp')); minutes = sys.argv[1] if len(sys.argv) > 1 else '4'
-data = Path('data_samples/demo_train.jsonl')
-if not data.exists():
+data, prompts = Path('data_samples/demo_train.jsonl'), Path('data_samples/chitchat_prompts.jsonl')
+n_prompts = sum(1 for _ in open(prompts))
+if not data.exists() or sum(1 for _ in open(data)) < n_prompts:  # the committed CPU set answers only the first prompts
     from transformers import AutoModelForCausalLM
     from dflash_nb.targets import demo_target, load_tokenizer
     from dflash_nb.data import regenerate, read_conversations
@@ -14,7 +15,7 @@ if not data.exists():
     tok = load_tokenizer(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16, attn_implementation='sdpa').cuda().eval()
     t = time.time()
-    r = regenerate(model, tok, Path('data_samples/chitchat_prompts.jsonl'), data, max_new_tokens=256, batch_size=512)
+    r = regenerate(model, tok, prompts, data, max_new_tokens=256, batch_size=512)
     print(f"regenerated in {time.time() - t:.0f}s: {r}", flush=True)
     del model; torch.cuda.empty_cache()
 shutil.copy(data, out / 'demo_train.jsonl')
