@@ -14,8 +14,9 @@ import pandas as pd
 # %% auto #0
 __all__ = ['REFERENCE_BOUNDARIES', 'REFERENCE_MAX_TOKENS', 'synthetic_reference_lengths', 'load_reference_lengths', 'BucketError',
            'check_boundaries', 'bucket_ranges', 'assign_buckets', 'derive_boundaries', 'CostModel', 'group_sort',
-           'cut_batches', 'patch', 'BucketedBatchSampler', 'batch_overlap', 'bucket_stats', 'print_bucket_table',
-           'plot_length_hist', 'plot_batches_per_bucket', 'plot_padding_efficiency', 'plot_buckets', 'bucket_explorer']
+           'cut_batches', 'BucketedBatchSampler', 'global_batches', 'tail', 'set_epoch', 'state_dict',
+           'load_state_dict', 'batch_overlap', 'bucket_stats', 'stats', 'print_bucket_table', 'plot_length_hist',
+           'plot_batches_per_bucket', 'plot_padding_efficiency', 'plot_buckets', 'bucket_explorer']
 
 # %% ../nbs/01_buckets.ipynb #a5569e95
 REFERENCE_BOUNDARIES = [770, 1216, 1728, 2432, 3296, 8193]  # upper bucket edges of the reference run
@@ -178,8 +179,8 @@ def _fingerprint(L, valid=None, **params) -> dict:
     h = lambda a: f"{len(a)}:{hashlib.blake2b(np.ascontiguousarray(a, np.int64).tobytes(), digest_size=8).hexdigest()}"
     return {'lengths': h(L), 'valid': None if valid is None else h(np.asarray(valid)), **params}
 
-# %% ../nbs/01_buckets.ipynb #cad85ff8
-def patch(f):
+# %% ../nbs/01_buckets.ipynb #445a1eb6
+def _patch(f):
     "Attach `f` as a method of the class its `self` parameter is annotated with (fastcore's `@patch`, no dependency)."
     ann = f.__annotations__['self']
     cls = globals()[ann] if isinstance(ann, str) else ann
@@ -240,8 +241,8 @@ class BucketedBatchSampler:
         return (f"BucketedBatchSampler({len(self.lengths):,} samples, {len(self.boundaries)} buckets, max_tokens={self.max_tokens}, "
                 f"seed={self.seed}, rank={self.rank}/{self.world_size}, epoch={self.epoch}, position={self.position})")
 
-# %% ../nbs/01_buckets.ipynb #d681a090
-@patch
+# %% ../nbs/01_buckets.ipynb #60faf36c
+@_patch
 def _plan(self: BucketedBatchSampler, epoch: int):
     "Global untruncated plan of `epoch`: sample order and batch `(starts, sizes)` into it, in shuffled batch order."
     if self._cache is not None and self._cache[0] == epoch: return self._cache[1]
@@ -255,14 +256,14 @@ def _plan(self: BucketedBatchSampler, epoch: int):
     self._cache = (epoch, (order, starts[perm], sizes[perm]))
     return self._cache[1]
 
-@patch
+@_patch
 def _n_kept(self: BucketedBatchSampler, epoch: int) -> int:
     "Batches of the global plan kept: a multiple of `world_size`."
     n = len(self._plan(epoch)[1])
     return n - n % self.world_size
 
-# %% ../nbs/01_buckets.ipynb #6e2f1176
-@patch
+# %% ../nbs/01_buckets.ipynb #f552f2ec
+@_patch
 def global_batches(self: BucketedBatchSampler, epoch: int | None = None) -> list[list[int]]:
     "The whole plan of `epoch` (default: current), truncated to a multiple of `world_size`; rank r gets `[r::world_size]`."
     e = self.epoch if epoch is None else epoch
@@ -270,23 +271,23 @@ def global_batches(self: BucketedBatchSampler, epoch: int | None = None) -> list
     k = self._n_kept(e)
     return [order[s:s + n].tolist() for s, n in zip(st[:k].tolist(), sz[:k].tolist())]
 
-@patch
+@_patch
 def tail(self: BucketedBatchSampler, epoch: int | None = None) -> dict:
     "What truncation to a multiple of `world_size` leaves out of `epoch`: batches and samples."
     e = self.epoch if epoch is None else epoch
     _, _, sz = self._plan(e)
     return {'batches': len(sz) - self._n_kept(e), 'samples': int(sz[self._n_kept(e):].sum())}
 
-# %% ../nbs/01_buckets.ipynb #44858a57
-@patch
+# %% ../nbs/01_buckets.ipynb #820c4351
+@_patch
 def set_epoch(self: BucketedBatchSampler, epoch: int):
     "Use the plan of `epoch`; restart at its first batch if it is a different epoch than the current one."
     if epoch != self.epoch: self.epoch, self.position = int(epoch), 0
 
-@patch
+@_patch
 def __len__(self: BucketedBatchSampler) -> int: return self._n_kept(self.epoch) // self.world_size
 
-@patch
+@_patch
 def __iter__(self: BucketedBatchSampler):
     "Yield this rank's remaining batches of the current epoch (lists of sample indices), then advance the epoch."
     e, ws = self.epoch, self.world_size
@@ -296,14 +297,14 @@ def __iter__(self: BucketedBatchSampler):
         yield order[st[j]:st[j] + sz[j]].tolist()
     if self.epoch == e: self.epoch, self.position = e + 1, 0
 
-# %% ../nbs/01_buckets.ipynb #dd360397
-@patch
+# %% ../nbs/01_buckets.ipynb #2b776c5d
+@_patch
 def state_dict(self: BucketedBatchSampler, position: int | None = None) -> dict:
     "Resumable state; `position` overrides the count of batches this rank has consumed (e.g. counted at optimizer steps)."
     return {'epoch': self.epoch, 'seed': self.seed, 'position': self.position if position is None else int(position),
             'fingerprint': self.fingerprint}
 
-@patch
+@_patch
 def load_state_dict(self: BucketedBatchSampler, state: dict):
     "Resume at `state`'s epoch and position (and seed); raise if lengths or plan parameters differ."
     missing = {'epoch', 'seed', 'position', 'fingerprint'} - set(state)
@@ -367,8 +368,8 @@ def _add_batch_stats(df, L, batches, boundaries, min_length, max_tokens, work):
     df.attrs.update(n_batches=len(sizes), batched_samples=len(flat), unbatched=int((assign_buckets(L, boundaries, min_length) >= 0).sum()) - len(np.unique(flat)),
                     efficiency=float(real.sum() / max(padded.sum(), 1)))
 
-# %% ../nbs/01_buckets.ipynb #d5c9cda1
-@patch
+# %% ../nbs/01_buckets.ipynb #eb578a22
+@_patch
 def stats(self: BucketedBatchSampler, epoch: int | None = None) -> pd.DataFrame:
     "`bucket_stats` of the global plan of `epoch` (default: current), with the tail and drafter work when a cost model is set."
     e = self.epoch if epoch is None else epoch
