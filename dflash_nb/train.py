@@ -887,7 +887,7 @@ def _run(self:Trainer) -> dict:
             except Exception: pass
 Trainer.run = _run
 
-# %% ../nbs/05_train.ipynb #2fbe5bc2
+# %% ../nbs/05_train.ipynb #6f76476f
 def main(argv=None) -> int:
     "Entry point of `dflash_nb_train`."
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -899,7 +899,10 @@ def main(argv=None) -> int:
                    '-m', 'dflash_nb.train', *argv]
             _say(f"launching {layout.world_size} processes ({layout.kind}: targets {layout.target_devices}, drafters "
                  f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
-            return subprocess.call(cmd)
+            child = subprocess.Popen(cmd)
+            while True:
+                try: return child.wait()
+                except KeyboardInterrupt: pass  # Ctrl-C reached the workers too: they save and stop; wait for them
         stop = StopFlag().install() if threading_main() else StopFlag()
         Trainer(cfg, given, stop).run()
         return 0
