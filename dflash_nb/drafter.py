@@ -17,8 +17,9 @@ __all__ = ['LAYER_TYPES', 'RECOMPILE_LIMIT', 'DFlashConfig', 'resolve_mask_token
            'create_dflash_block_mask', 'flex_dflash_attention', 'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin',
            'apply_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache',
            'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels', 'prepare_targets',
-           'chunked_lm_loss', 'dflash_forward_loss', 'expected_acceptance_length', 'slot_accuracy', 'attention_pairs',
-           'train_step_flops', 'step_breakdown', 'profile_step', 'benchmark_drafter']
+           'head_cross_entropy', 'chunked_lm_loss', 'dflash_forward_loss', 'expected_acceptance_length',
+           'slot_accuracy', 'attention_pairs', 'train_step_flops', 'step_breakdown', 'profile_step',
+           'benchmark_drafter']
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
 from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
@@ -491,29 +492,47 @@ def prepare_targets(input_ids, loss_mask, anchors, keep, block_size:int, mask_to
     return dict(block_ids=block_inputs(input_ids, anchors, keep, block_size, mask_token_id), labels=labels,
                 weights=weights, weight_sum=weights.sum(), anchors=anchors, keep=keep)
 
-# %% ../nbs/03_drafter.ipynb #ca816d43
-def _ce_chunk(h, head_weight, labels, weights):
-    "h [m, k, H] (a strided view is fine) -> (weighted CE sum, correct [m, k]) through one flat [m*k, H] x [H, V] GEMM."
-    m, k, H = h.shape
-    # reshape copies the strided view (slot 0 cut out) into one contiguous [m*k, H] matrix: F.linear on the 3-D view
-    # would run m batched [k, H] x [H, V] products (bmm with k = 15 rows), ~90 % of an 8B-sized step on the H200
-    logits = F.linear(h.reshape(m * k, H).to(head_weight.dtype), head_weight).float()
-    ce = F.cross_entropy(logits, labels.reshape(-1), reduction='none').view(m, k)
-    return (ce * weights).sum(), (logits.argmax(-1).view(m, k) == labels)
+# %% ../nbs/03_drafter.ipynb #fe037de1
+class _HeadCE(torch.autograd.Function):
+    "Weighted CE sum through a frozen head, chunk by chunk; d(loss)/dh is computed in the forward and only scaled in backward."
+    @staticmethod
+    def forward(ctx, h, head_weight, labels, weights, rows:int, need_grad:bool):
+        loss, pred = h.new_zeros((), dtype=torch.float32), torch.empty_like(labels)
+        grad = torch.empty_like(h) if need_grad else None
+        for i in range(0, h.shape[0], rows):
+            j = min(i + rows, h.shape[0])
+            logits = F.linear(h[i:j].to(head_weight.dtype), head_weight).float()      # [r, V], one flat GEMM
+            lse, lab, w = torch.logsumexp(logits, -1), labels[i:j, None], weights[i:j]
+            loss += ((lse - logits.gather(1, lab)[:, 0]) * w).sum()
+            pred[i:j] = logits.argmax(-1)
+            if need_grad:                                                             # softmax - onehot, in place
+                p = logits.sub_(lse[:, None]).exp_().scatter_add_(1, lab, -torch.ones_like(lab, dtype=logits.dtype))
+                grad[i:j] = (p.mul_(w[:, None]).to(head_weight.dtype) @ head_weight).to(h.dtype)
+            del logits
+        ctx.save_for_backward(grad)
+        return loss, pred
 
+    @staticmethod
+    def backward(ctx, g_loss, g_pred):
+        (grad,) = ctx.saved_tensors
+        return grad * g_loss.to(grad.dtype), None, None, None, None, None
+
+# %% ../nbs/03_drafter.ipynb #f1eeaa37
+def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None):
+    "h [n, H], labels [n], weights [n] -> (weighted CE sum (fp32), predicted ids [n]); logits never all at once."
+    if head_weight.requires_grad: raise ValueError("head_cross_entropy: the LM head is frozen (it gets no gradient); pass head_weight.detach()")
+    need_grad = torch.is_grad_enabled() and h.requires_grad
+    return _HeadCE.apply(h, head_weight, labels, weights.float(), chunk_rows or h.shape[0], need_grad)
+
+# %% ../nbs/03_drafter.ipynb #d7c5fa78
 def chunked_lm_loss(hidden, head_weight, labels, weights, block_size:int, chunk_blocks:int|None=128):
     "hidden [B, N*bs, H]; labels/weights [B, N, bs] -> (loss_sum, correct[bs], count[bs]); chunks of `chunk_blocks` blocks."
-    H = hidden.shape[-1]
-    h = hidden.reshape(-1, block_size, H)[:, 1:]                          # [M, bs-1, H]: slot 0 is never trained
+    H, k = hidden.shape[-1], block_size - 1
+    h = hidden.reshape(-1, block_size, H)[:, 1:].reshape(-1, H)                # [M*(bs-1), H]: slot 0 is never trained
     lab, w = labels.reshape(-1, block_size)[:, 1:], weights.reshape(-1, block_size)[:, 1:].float()
-    step = h.shape[0] if not chunk_blocks else chunk_blocks
-    loss, correct = hidden.new_zeros((), dtype=torch.float32), []
-    for i in range(0, h.shape[0], step):
-        args = (h[i:i + step], head_weight, lab[i:i + step], w[i:i + step])
-        l, c = checkpoint(_ce_chunk, *args, use_reentrant=False) if torch.is_grad_enabled() else _ce_chunk(*args)
-        loss, correct = loss + l, correct + [c]
+    loss, pred = head_cross_entropy(h, head_weight, lab.reshape(-1), w.reshape(-1), chunk_blocks and chunk_blocks * k)
     valid = w > 0
-    corr = (torch.cat(correct) & valid).sum(0).float()
+    corr = ((pred.view(-1, k) == lab) & valid).sum(0).float()
     zero = corr.new_zeros(1)
     return loss, torch.cat([zero, corr]), torch.cat([zero, valid.sum(0).float()])
 

@@ -17,7 +17,7 @@ __all__ = ['CPU_SMALL', 'TrainConfig', 'ConfigError', 'parse_args', 'parse_devic
            'save_checkpoint', 'find_checkpoint', 'load_checkpoint', 'StopFlag', 'MasterAdamW', 'MetricsLog',
            'read_metrics', 'prepare_config', 'Trainer', 'tqdm_write', 'main', 'threading_main']
 
-# %% ../nbs/05_train.ipynb #9133fc4e
+# %% ../nbs/05_train.ipynb #77fd1730
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
 
 @dataclass
@@ -60,7 +60,7 @@ class TrainConfig:
     save_every: int = _opt(500, "checkpoint every N optimizer steps (and at the end)")
     keep_checkpoints: int = _opt(2, "how many recent checkpoints to keep")
     log_every: int = _opt(1, "write metrics every N steps")
-    eval_every: int = _opt(0, "measure tau on held-out prompts every N steps (0 = only at the end)")
+    eval_every: int = _opt(250, "measure tau on held-out prompts every N steps (0 = only at the end)")
     eval_prompts: int = _opt(32, "held-out prompts used for tau")
     eval_max_new_tokens: int = _opt(128, "tokens generated per held-out prompt for tau")
     resume: str = _opt('auto', "'auto' (continue from run_dir's latest checkpoint if any), 'none', or a checkpoint folder")
@@ -69,13 +69,13 @@ class TrainConfig:
     compile: bool = _opt(True, "torch.compile the drafter attention (flex) with the compile-safety checks")
     tensorboard: bool = _opt(True, "also log to TensorBoard when it is installed")
     small: str = _opt('auto', "'auto': small settings for a CPU-only run (demo in minutes); 'on'; 'off'")
-    time_limit_min: float = _opt(0.0, "wall-clock budget of the training loop in minutes: the step count is fitted to it after warm-up (0 = none)")
+    time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after): the step count is fitted to it (0 = none)")
     peak_tflops: float = _opt(790.0, "accelerator bf16 peak for MFU (790 = measured H200)")
     config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
 
-# %% ../nbs/05_train.ipynb #5b3c4914
+# %% ../nbs/05_train.ipynb #e069459d
 CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=2048, epochs=1, max_steps=40,
-                 save_every=20, eval_prompts=4, eval_max_new_tokens=48, num_buckets=3)
+                 save_every=20, eval_every=20, eval_prompts=4, eval_max_new_tokens=48, num_buckets=3)
 
 # %% ../nbs/05_train.ipynb #ed701ac9
 class ConfigError(ValueError):
@@ -484,7 +484,7 @@ def _first_then_rest(self:Trainer, fn):
     return out
 Trainer.first_then_rest = _first_then_rest
 
-# %% ../nbs/05_train.ipynb #d51e8b30
+# %% ../nbs/05_train.ipynb #c77312e8
 def _resolve_data_path(p):
     "A data path as given, else relative to the repository (so `data_samples/...` works from any folder)."
     p = Path(p)
@@ -522,6 +522,7 @@ def _setup_data(self:Trainer):
         raise ConfigError(f"an epoch has {len(self.sampler.global_batches(0))} micro-batches, fewer than one step needs "
                           f"({self.layout_D} drafter ranks x grad_accum {c.grad_accum}): lower --max-tokens or --grad-accum")
     self.total_steps = sum(self.epoch_steps) if not c.max_steps else min(c.max_steps, sum(self.epoch_steps))
+    self.planned_steps = self.total_steps                  # --time-limit-min may shorten total_steps, never beyond this
     if self.is_main:
         print_bucket_table(self.sampler.stats(0))
         _say(f"{len(self.ds):,} samples, {int(self.ds.lengths.sum()):,} tokens; {self.epoch_steps[0]:,} steps per epoch "
@@ -733,7 +734,7 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
                 wait_frac=wait.tolist(), epoch=epoch)
 Trainer.drafter_step = _drafter_step
 
-# %% ../nbs/05_train.ipynb #070270fa
+# %% ../nbs/05_train.ipynb #d3b7ee09
 def _agree_stop(self:Trainer) -> bool:
     "True when any drafter rank was asked to stop (all drafter ranks agree, so none is left in a collective)."
     flag = bool(self.stop) or (self.deadline is not None and time.time() > self.deadline)
@@ -742,18 +743,19 @@ def _agree_stop(self:Trainer) -> bool:
     return flag
 Trainer.agree_stop = _agree_stop
 
-def _fit_to_time(self:Trainer, step:int, start:int, t_loop:float):
-    "After warm-up, shrink `total_steps` so the loop ends within `time_limit_min` (all ranks agree on the new total)."
+def _fit_to_time(self:Trainer, step:int, mark:tuple):
+    "Set `total_steps` so the loop ends within `time_limit_min`: time left / time per step since `mark` = (step, time)."
     c = self.cfg
     est = torch.tensor([float(self.total_steps)], dtype=torch.float64, device=self.device if self.device.type == 'cuda' else 'cpu')
     if self.role.is_leader:
-        per = (time.time() - t_loop) / max(1, step - start)
+        per = (time.time() - mark[1]) / max(1, step - mark[0])
         left = c.time_limit_min * 60 - (time.time() - self.t_start)
-        est[0] = min(self.total_steps, step + max(1, int(left / per)))
-    if self.world > 1: dist.all_reduce(est, op=dist.ReduceOp.MIN)
-    if int(est.item()) < self.total_steps:
-        self.say(f"time limit {c.time_limit_min:g} min: training {int(est.item())} steps instead of {self.total_steps}")
-        self.total_steps = int(est.item())
+        est[0] = min(self.planned_steps, step + max(1, int(left / per)))
+    if self.world > 1: dist.all_reduce(est, op=dist.ReduceOp.MIN)          # all ranks agree on the new total
+    new, old = int(est.item()), self.total_steps
+    if new != old:
+        if abs(new - old) > 0.02 * old: self.say(f"time limit {c.time_limit_min:g} min: training {new} steps (planned {self.planned_steps})")
+        self.total_steps = new
 Trainer.fit_to_time = _fit_to_time
 
 # %% ../nbs/05_train.ipynb #4bf6dd0e
@@ -766,16 +768,18 @@ def _log_step(self:Trainer, step:int, m:dict, bar):
     bar.update(1)
 Trainer.log_step = _log_step
 
-# %% ../nbs/05_train.ipynb #638046c7
+# %% ../nbs/05_train.ipynb #25136522
 def _loop(self:Trainer, start:int):
     from tqdm.auto import tqdm
-    c, step, t_loop = self.cfg, start, time.time()
+    c, step, mark = self.cfg, start, None
     bar = tqdm(total=self.total_steps, initial=start, desc='train', unit='step', dynamic_ncols=True,
                disable=not self.role.is_leader, mininterval=1.0)
     try:
         while step < self.total_steps:
             if self.agree_stop(): break
-            if c.time_limit_min and step == start + 8: self.fit_to_time(step, start, t_loop); bar.total = self.total_steps
+            if c.time_limit_min:       # time per step from step start+3 on (the first steps compile), refitted every 50
+                if step == start + 3: mark = (step, time.time())
+                if mark and (step - start) % 50 == 10: self.fit_to_time(step, mark); bar.total = self.total_steps
             if step >= self.total_steps: break
             epoch, k = self.locate(step)
             if not self.role.is_drafter: self.target_step(epoch, k); step += 1; continue
@@ -793,7 +797,7 @@ def _loop(self:Trainer, start:int):
     return step
 Trainer.loop = _loop
 
-# %% ../nbs/05_train.ipynb #7180295a
+# %% ../nbs/05_train.ipynb #060176f6
 def _heldout(self:Trainer):
     if not self.cfg.heldout: return []
     from dflash_nb.evaluate import load_heldout_prompts
@@ -802,14 +806,14 @@ def _heldout(self:Trainer):
     return load_heldout_prompts(p, self.cfg.eval_prompts)
 Trainer.heldout = _heldout
 
-def _measure_tau(self:Trainer, drafter, step:int):
+def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|None=False):
     from dflash_nb.evaluate import acceptance_length
     prompts = self.heldout()
     if not prompts: return None
     was = drafter.training; drafter.eval()
     try:
         r = acceptance_length(self.target.model, drafter, self.tokenizer, prompts, max_new_tokens=self.cfg.eval_max_new_tokens,
-                              temperature=0.0, progress=False)
+                              temperature=0.0, progress=False, baseline=baseline)
     finally: drafter.train(was)
     rec = dict(step=step, **r.summary(), histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
     (self.run_dir / 'eval').mkdir(exist_ok=True)
@@ -819,9 +823,10 @@ def _measure_tau(self:Trainer, drafter, step:int):
 def _evaluate(self:Trainer, step:int, final:bool=False):
     "Measure tau on held-out prompts (leader with a local target); log it and export the best drafter."
     if not (self.role.is_leader and self.role.is_target): return None
-    out = self._measure_tau(self.drafter, step)
+    out = self._measure_tau(self.drafter, step, baseline=None if final else False)  # speed vs target alone: at the end (GPU)
     if out is None: return None
     tau, r = out
+    if final: self.speedup = r.speedup
     self.metrics.log(step, tau=tau, **({'final': True} if final else {}))
     sp = f", speedup {r.speedup:.2f}x over target-alone greedy" if r.speedup else ''
     tqdm_write(f"step {step}: tau = {tau:.2f} on {len(self.heldout())} held-out prompts{sp}")
@@ -830,7 +835,7 @@ def _evaluate(self:Trainer, step:int, final:bool=False):
     return tau
 Trainer.evaluate, Trainer._measure_tau = _evaluate, _measure_tau
 
-# %% ../nbs/05_train.ipynb #249405a2
+# %% ../nbs/05_train.ipynb #b37f8b8b
 def _finish(self:Trainer, step:int):
     "Final checkpoint, exports (final and best), tau of the final drafter, summary."
     c = self.cfg
@@ -845,13 +850,14 @@ def _finish(self:Trainer, step:int):
         if self.rank == 0 and self.heldout():
             from dflash_nb.drafter import DFlashDrafter
             d = DFlashDrafter.from_pretrained(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
-            tau = self._measure_tau(d, step)[0]
+            tau, r = self._measure_tau(d, step, baseline=None); self.speedup = r.speedup
             _say(f"step {step}: tau = {tau:.2f} on {len(self.heldout())} held-out prompts (final drafter, measured on target rank 0)")
             (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'tau': tau}))
     if self.role.is_leader:
         if self.best is None: self.drafter.save_pretrained(self.run_dir / 'export' / 'best'); self.best = dict(step=step, tau=tau)
         m = self.last_metrics or {}
         self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), tau=tau,
+                            speedup=getattr(self, 'speedup', None),
                             minutes=(time.time() - self.t_start) / 60, run_dir=str(self.run_dir))
         (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1))
         self.say("done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.summary.items()))

@@ -33,3 +33,5 @@ print(fit.to_string(index=False, float_format=lambda x: f'{x:.3g}'))
 f, s = r.set_index('backend').loc['flex'], r.set_index('backend').loc['sdpa']
 print(f"compiled flex vs dense sdpa: {s.ms / f.ms:.2f}x faster, {s.peak_gb / f.peak_gb:.2f}x less peak memory ({time.time() - t:.0f} s)")
 r.to_csv(f'{out}/drafter_bench.csv', index=False); fit.to_csv(f'{out}/drafter_fit.csv', index=False)
+for b, ms in r.attrs['breakdown'].items(): print(f"{b} step breakdown (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in ms.items()))
+print(r.attrs['profile'].to_string(index=False, float_format=lambda x: f'{x:.1f}'))

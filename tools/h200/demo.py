@@ -1,28 +1,37 @@
-"""H200: the demo end to end. Regenerates the answers of all of data_samples/chitchat_prompts.jsonl with the demo target
-(SmolLM2-135M-Instruct, greedy) into data_samples/demo_train.jsonl (unless it already answers them all), then trains a drafter with dflash_nb_train and
-reports tau on the held-out prompts. Usage: python3 tools/h200/demo.py [TRAIN_MINUTES] [extra dflash_nb_train flags]"""
-import json, os, shutil, subprocess, sys, time
+"""H200: the demo end to end.
+  python3 tools/h200/demo.py regen            answers all of data_samples/chitchat_prompts.jsonl with the demo target
+                                              (SmolLM2-135M-Instruct, greedy, bf16) into data_samples/demo_train.jsonl
+  python3 tools/h200/demo.py NAME MINUTES [dflash_nb_train flags]
+                                              trains a drafter with `dflash_nb_train --time-limit-min MINUTES` into
+                                              runs/demo-NAME (tau on held-out prompts at the end) and copies its metrics,
+                                              summary, config, tau records and exported config.json to $OUT/demo-NAME.tgz
+Run `regen` first (once), then one or more trainings, e.g. one per GPU with CUDA_VISIBLE_DEVICES."""
+import json, os, subprocess, sys, tarfile, time
 from pathlib import Path
 import torch
-out = Path(os.environ.get('OUT', '/tmp')); minutes = sys.argv[1] if len(sys.argv) > 1 else '4'
+out = Path(os.environ.get('OUT', '/tmp'))
 data, prompts = Path('data_samples/demo_train.jsonl'), Path('data_samples/chitchat_prompts.jsonl')
-n_prompts = sum(1 for _ in open(prompts))
-if not data.exists() or sum(1 for _ in open(data)) < n_prompts:  # the committed CPU set answers only the first prompts
+if sys.argv[1] == 'regen':
     from transformers import AutoModelForCausalLM
     from dflash_nb.targets import demo_target, load_tokenizer
-    from dflash_nb.data import regenerate, read_conversations
+    from dflash_nb.data import regenerate
     t = time.time(); path = demo_target(); print(f"demo target ready in {time.time() - t:.0f}s: {path}", flush=True)
     tok = load_tokenizer(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16, attn_implementation='sdpa').cuda().eval()
     t = time.time()
-    r = regenerate(model, tok, prompts, data, max_new_tokens=256, batch_size=512)
-    print(f"regenerated in {time.time() - t:.0f}s: {r}", flush=True)
-    del model; torch.cuda.empty_cache()
-shutil.copy(data, out / 'demo_train.jsonl')
-cmd = [sys.executable, '-m', 'dflash_nb.train', '--time-limit-min', minutes, '--epochs', '40', '--max-length', '1024',
-       '--run-dir', 'runs/demo', '--resume', 'none', *sys.argv[2:]]
+    r = regenerate(model, tok, prompts, data, max_new_tokens=256, batch_size=1024)
+    print(f"regenerated {prompts} in {time.time() - t:.0f}s: {r}", flush=True)
+    sys.exit(0)
+name, minutes, run = sys.argv[1], sys.argv[2], Path(f'runs/demo-{sys.argv[1]}')
+cmd = [sys.executable, '-m', 'dflash_nb.train', '--time-limit-min', minutes, '--run-dir', str(run), '--resume', 'none', *sys.argv[3:]]
 print(' '.join(cmd), flush=True)
 rc = subprocess.call(cmd)
-for f in ('metrics.jsonl', 'summary.json', 'config.json'):
-    if (Path('runs/demo') / f).exists(): shutil.copy(Path('runs/demo') / f, out / f'demo_{f}')
+with tarfile.open(out / f'demo-{name}.tgz', 'w:gz') as tf:
+    for f in ['metrics.jsonl', 'summary.json', 'config.json', 'eval', 'export/best/config.json', 'export/final/config.json']:
+        if (run / f).exists(): tf.add(run / f, arcname=f)
+    from safetensors import safe_open
+    if (run / 'export/final/model.safetensors').exists():   # the exported tensor names and shapes (the format check)
+        with safe_open(run / 'export/final/model.safetensors', 'pt') as sf:
+            shapes = {k: list(sf.get_slice(k).get_shape()) for k in sf.keys()}
+        (run / 'export_shapes.json').write_text(json.dumps(shapes, indent=1)); tf.add(run / 'export_shapes.json', arcname='export_shapes.json')
 sys.exit(rc)
