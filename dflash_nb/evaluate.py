@@ -301,7 +301,7 @@ def per_position_conditional(self) -> np.ndarray:
     a = self._cat('accepted')
     return np.array([(a >= k).sum() / n if (n := (a >= k - 1).sum()) else np.nan for k in range(1, self.block_size)])
 
-# %% ../nbs/06_eval.ipynb #c8444047
+# %% ../nbs/06_eval.ipynb #e40ae796
 def _tpot(stats): return sum(s.decode_s for s in stats) / max(sum(s.n_new for s in stats), 1)
 
 @_prop
@@ -317,8 +317,9 @@ def baseline_time_per_token(self) -> float|None: return _tpot(self.baseline) if 
 
 @_prop
 def speedup(self) -> float|None:
-    "Baseline time per token / speculative time per token (None without a baseline)."
-    return self.baseline_time_per_token / max(self.time_per_token, 1e-12) if self.baseline else None
+    "Baseline time per token / speculative time per token on the same prompts (None without a baseline)."
+    if not self.baseline: return None
+    return self.baseline_time_per_token / max(_tpot(self.stats[:len(self.baseline)]), 1e-12)
 
 # %% ../nbs/06_eval.ipynb #265fadaf
 @_method
@@ -368,7 +369,7 @@ def plot(self:AcceptanceResult):
     plot_tau_histogram(self, axs[0]); plot_per_position(self, axs[1])
     fig.tight_layout(); return fig
 
-# %% ../nbs/06_eval.ipynb #759618ee
+# %% ../nbs/06_eval.ipynb #54b7b7f8
 def acceptance_length(target_model, # transformers causal LM (or a `Target`), eval mode
                       drafter, # DFlash drafter
                       tokenizer, # the target's tokenizer, with its chat template
@@ -377,7 +378,7 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
                       temperature:float=0.0,
                       stop_token_ids=None, # default: `default_stop_ids(target_model, tokenizer)`
                       block_size:int=None, # default: the drafter's
-                      baseline:bool=None, # also time the target alone; default: on a GPU only
+                      baseline:bool|int=None, # also time the target alone (an int: on the first that many prompts); default: on a GPU only
                       warmup:bool=None, # a short untimed run first; default: on a GPU only
                       seed:int=0, # for temperature > 0
                       progress:bool=True,
@@ -396,10 +397,11 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
         speculative_generate(model, drafter, encoded[0], min(16, max_new_tokens), block_size=block_size, **kw)
         if baseline: speculative_generate(model, None, encoded[0], min(16, max_new_tokens), **kw)
     stats, base, same, texts = [], ([] if baseline else None), ([] if baseline and temperature <= 0 else None), []
-    for ids in tqdm(encoded, desc='acceptance length', unit='prompt', disable=not progress):
+    n_base = len(encoded) if baseline is True else int(baseline or 0)
+    for i, ids in enumerate(tqdm(encoded, desc='acceptance length', unit='prompt', disable=not progress)):
         out, st = speculative_generate(model, drafter, ids, max_new_tokens, block_size=block_size, **kw)
         stats.append(st); texts.append(tokenizer.decode(out, skip_special_tokens=True))
-        if baseline:
+        if i < n_base:
             bout, bst = speculative_generate(model, None, ids, max_new_tokens, **kw)
             base.append(bst)
             if same is not None: same.append(bool(torch.equal(out, bout)))

@@ -14,10 +14,10 @@ import torch.distributed as dist
 # %% auto #0
 __all__ = ['CPU_SMALL', 'TrainConfig', 'ConfigError', 'parse_args', 'parse_devices', 'Role', 'Layout', 'resolve_layout',
            'step_batches', 'drafter_batches', 'target_batches', 'StopRequested', 'Transport', 'lr_factor',
-           'save_checkpoint', 'find_checkpoint', 'load_checkpoint', 'StopFlag', 'MasterAdamW', 'MetricsLog',
-           'read_metrics', 'prepare_config', 'Trainer', 'tqdm_write', 'main', 'threading_main']
+           'lr_factor_at', 'save_checkpoint', 'find_checkpoint', 'load_checkpoint', 'StopFlag', 'MasterAdamW',
+           'MetricsLog', 'read_metrics', 'prepare_config', 'Trainer', 'tqdm_write', 'main', 'threading_main']
 
-# %% ../nbs/05_train.ipynb #77fd1730
+# %% ../nbs/05_train.ipynb #8e28d58a
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
 
 @dataclass
@@ -60,6 +60,7 @@ class TrainConfig:
     save_every: int = _opt(500, "checkpoint every N optimizer steps (and at the end)")
     keep_checkpoints: int = _opt(2, "how many recent checkpoints to keep")
     log_every: int = _opt(1, "write metrics every N steps")
+    eval_speedup: int = _opt(8, "at the final tau on a GPU, also time the target alone on this many held-out prompts for the speedup (0 = off)")
     eval_every: int = _opt(250, "measure tau on held-out prompts every N steps (0 = only at the end)")
     eval_prompts: int = _opt(32, "held-out prompts used for tau")
     eval_max_new_tokens: int = _opt(128, "tokens generated per held-out prompt for tau")
@@ -69,7 +70,7 @@ class TrainConfig:
     compile: bool = _opt(True, "torch.compile the drafter attention (flex) with the compile-safety checks")
     tensorboard: bool = _opt(True, "also log to TensorBoard when it is installed")
     small: str = _opt('auto', "'auto': small settings for a CPU-only run (demo in minutes); 'on'; 'off'")
-    time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after): the step count is fitted to it (0 = none)")
+    time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after); warm-up and cosine follow the clock (0 = none)")
     peak_tflops: float = _opt(790.0, "accelerator bf16 peak for MFU (790 = measured H200)")
     config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
 
@@ -286,6 +287,13 @@ def lr_factor(step:int, total:int, warmup_ratio:float=0.04) -> float:
     warm = max(1, round(total * warmup_ratio)) if warmup_ratio > 0 else 0
     if step < warm: return (step + 1) / warm
     return 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / max(1, total - warm))))
+
+# %% ../nbs/05_train.ipynb #2c942833
+def lr_factor_at(progress:float, warmup_ratio:float=0.04) -> float:
+    "Multiplier of the peak learning rate when a fraction `progress` of the time budget is spent."
+    p = min(max(progress, 0.0), 1.0)
+    if p < warmup_ratio: return max(p / warmup_ratio, 0.01)
+    return 0.5 * (1 + math.cos(math.pi * (p - warmup_ratio) / max(1e-9, 1 - warmup_ratio)))
 
 # %% ../nbs/05_train.ipynb #b6098cd0
 def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2) -> Path:
@@ -614,7 +622,7 @@ def _run_preflight(self:Trainer):
     return df
 Trainer.run_preflight = _run_preflight
 
-# %% ../nbs/05_train.ipynb #8a6b3d7e
+# %% ../nbs/05_train.ipynb #cb8348f9
 def _save(self:Trainer, step:int):
     "Checkpoint after `step` optimizer steps (leader writes; every drafter rank waits for it)."
     if self.role.is_leader:
@@ -622,6 +630,7 @@ def _save(self:Trainer, step:int):
         names = [n for n, p in self.drafter.named_parameters() if p.requires_grad]
         objects = dict(step=step, epoch=e, step_in_epoch=k, optimizer=self.opt.state_dict(), cfg=dataclasses.asdict(self.cfg),
                        micro_per_step=self.layout_D * self.cfg.grad_accum, total_steps=self.total_steps, best=self.best,
+                       progress=getattr(self, 'last_progress', None),
                        sampler=self.sampler.state_dict(position=k * self.layout_D * self.cfg.grad_accum),
                        rng=dict(torch=torch.get_rng_state(), numpy=np.random.get_state(),
                                 cuda=torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None))
@@ -635,7 +644,7 @@ def tqdm_write(msg):
     from tqdm.auto import tqdm
     tqdm.write(msg)
 
-# %% ../nbs/05_train.ipynb #93d27a29
+# %% ../nbs/05_train.ipynb #9594635c
 def _resume(self:Trainer) -> int:
     "Restore the newest checkpoint (per `cfg.resume`); return the optimizer step to continue from."
     c, self.best, self.last_saved = self.cfg, None, None
@@ -655,6 +664,7 @@ def _resume(self:Trainer) -> int:
         self.opt.load_state_dict(obj['optimizer'])
         torch.set_rng_state(obj['rng']['torch']); np.random.set_state(obj['rng']['numpy'])
     self.total_steps, self.best, self.last_saved = obj['total_steps'], obj.get('best'), obj['step']
+    self.p0 = (obj.get('progress') or 0.0) if c.time_limit_min else 0.0    # a time budget's schedule goes on from there
     self.say(f"Resumed from {path} at step {obj['step']} (epoch {obj['epoch']}, step {obj['step_in_epoch']} of it)")
     return obj['step']
 Trainer.resume = _resume
@@ -682,7 +692,7 @@ def _target_step(self:Trainer, epoch:int, k:int):
         self.transport.send(h, epoch * 2**32 + i, dst=self.layout.drafter_ranks[d])
 Trainer.target_step = _target_step
 
-# %% ../nbs/05_train.ipynb #422a1dd7
+# %% ../nbs/05_train.ipynb #10c9f8de
 def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
     "One optimizer step on a drafter rank; returns the globally reduced metrics."
     from dflash_nb.drafter import prepare_targets, dflash_forward_loss, train_step_flops
@@ -696,7 +706,8 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
     tg = [prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], bs, self.dcfg.mask_token_id, self.gamma) for b in mbs]
     den = torch.stack([t['weight_sum'].double() for t in tg]).sum()
     if D > 1: dist.all_reduce(den, group=self.drafter_group)
-    lr = c.lr * lr_factor(step, self.total_steps, c.warmup_ratio)
+    self.last_progress = self.progress() if c.time_limit_min else None
+    lr = c.lr * (lr_factor_at(self.last_progress, c.warmup_ratio) if c.time_limit_min else lr_factor(step, self.total_steps, c.warmup_ratio))
     for g in self.opt.param_groups: g['lr'] = lr
     acc = torch.zeros(4 + 2 * bs, dtype=torch.float64, device=dev)  # loss_sum, weights, tokens, block tokens, correct, count
     flops = 0.
@@ -731,10 +742,11 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
                 accept_len=1 + expected_acceptance_length(acc_pos), lr=lr, grad_norm=gnorm, step_s=dt,
                 tokens=int(acc[2]), tok_s=float(acc[2]) / dt, block_tok_s=float(acc[3]) / dt,
                 mfu=(flops / dt / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
-                wait_frac=wait.tolist(), epoch=epoch)
+                drafter_mfu=(flops / max(dt - waited, 1e-9) / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
+                wait_frac=wait.tolist(), epoch=epoch, **({'progress': self.last_progress} if c.time_limit_min else {}))
 Trainer.drafter_step = _drafter_step
 
-# %% ../nbs/05_train.ipynb #d3b7ee09
+# %% ../nbs/05_train.ipynb #1308d150
 def _agree_stop(self:Trainer) -> bool:
     "True when any drafter rank was asked to stop (all drafter ranks agree, so none is left in a collective)."
     flag = bool(self.stop) or (self.deadline is not None and time.time() > self.deadline)
@@ -743,20 +755,32 @@ def _agree_stop(self:Trainer) -> bool:
     return flag
 Trainer.agree_stop = _agree_stop
 
-def _fit_to_time(self:Trainer, step:int, mark:tuple):
-    "Set `total_steps` so the loop ends within `time_limit_min`: time left / time per step since `mark` = (step, time)."
+def _progress(self:Trainer) -> float:
+    "Fraction of the time budget spent (from the end of the first step); drafter ranks agree (the largest)."
+    if self.t_first is None or self.deadline is None: p = self.p0
+    else: p = self.p0 + (1 - self.p0) * (time.time() - self.t_first) / max(1e-9, self.deadline - self.t_first)
+    if self.layout_D > 1:
+        t = torch.tensor([p], dtype=torch.float64, device=self.device); dist.all_reduce(t, dist.ReduceOp.MAX, group=self.drafter_group); p = t.item()
+    return min(1.0, p)
+
+def _pace(durations) -> float:
+    "Seconds per step: the mean of the recent step times without the slowest 10 % (compiles, evaluations, saves)."
+    d = sorted(durations)[:max(1, int(len(durations) * 0.9))]
+    return sum(d) / len(d)
+
+def _fit_to_time(self:Trainer, step:int):
+    "Set `total_steps` (all ranks agree) to the steps that fit in the time left at the recent pace; never past the plan."
     c = self.cfg
-    est = torch.tensor([float(self.total_steps)], dtype=torch.float64, device=self.device if self.device.type == 'cuda' else 'cpu')
-    if self.role.is_leader:
-        per = (time.time() - mark[1]) / max(1, step - mark[0])
-        left = c.time_limit_min * 60 - (time.time() - self.t_start)
-        est[0] = min(self.planned_steps, step + max(1, int(left / per)))
-    if self.world > 1: dist.all_reduce(est, op=dist.ReduceOp.MIN)          # all ranks agree on the new total
+    est = torch.tensor([float(self.planned_steps)], dtype=torch.float64, device=self.device if self.device.type == 'cuda' else 'cpu')
+    if self.role.is_leader and self.durations:
+        left = self.deadline - time.time()
+        est[0] = min(self.planned_steps, step + max(0, int(left / _pace(self.durations))))
+    if self.world > 1: dist.all_reduce(est, op=dist.ReduceOp.MIN)
     new, old = int(est.item()), self.total_steps
     if new != old:
-        if abs(new - old) > 0.02 * old: self.say(f"time limit {c.time_limit_min:g} min: training {new} steps (planned {self.planned_steps})")
+        if abs(new - old) > 0.05 * old: self.say(f"time limit {c.time_limit_min:g} min: about {new} steps (planned {self.planned_steps})")
         self.total_steps = new
-Trainer.fit_to_time = _fit_to_time
+Trainer.fit_to_time, Trainer.progress = _fit_to_time, _progress
 
 # %% ../nbs/05_train.ipynb #4bf6dd0e
 def _log_step(self:Trainer, step:int, m:dict, bar):
@@ -768,23 +792,25 @@ def _log_step(self:Trainer, step:int, m:dict, bar):
     bar.update(1)
 Trainer.log_step = _log_step
 
-# %% ../nbs/05_train.ipynb #25136522
+# %% ../nbs/05_train.ipynb #7f9e76cb
 def _loop(self:Trainer, start:int):
     from tqdm.auto import tqdm
-    c, step, mark = self.cfg, start, None
+    c, step = self.cfg, start
+    from collections import deque
+    self.durations, t_prev = deque(maxlen=100), time.time()
     bar = tqdm(total=self.total_steps, initial=start, desc='train', unit='step', dynamic_ncols=True,
                disable=not self.role.is_leader, mininterval=1.0)
     try:
-        while step < self.total_steps:
-            if self.agree_stop(): break
-            if c.time_limit_min:       # time per step from step start+3 on (the first steps compile), refitted every 50
-                if step == start + 3: mark = (step, time.time())
-                if mark and (step - start) % 50 == 10: self.fit_to_time(step, mark); bar.total = self.total_steps
-            if step >= self.total_steps: break
+        while True:
+            if c.time_limit_min and step > start + 1 and ((step - start) % 25 == 10 or step >= self.total_steps):
+                if step < self.planned_steps: self.fit_to_time(step); bar.total = self.total_steps   # same steps on all ranks
+            if step >= self.total_steps or self.agree_stop(): break
             epoch, k = self.locate(step)
             if not self.role.is_drafter: self.target_step(epoch, k); step += 1; continue
             m = self.drafter_step(step, epoch, k)
             step += 1
+            now = time.time(); self.durations.append(now - t_prev); t_prev = now
+            if self.t_first is None: self.t_first = now                     # the clock of a time budget starts here
             self.log_step(step, m, bar)
             self.last_metrics = m
             if step % c.save_every == 0 and step < self.total_steps: self.save(step)
@@ -797,7 +823,7 @@ def _loop(self:Trainer, start:int):
     return step
 Trainer.loop = _loop
 
-# %% ../nbs/05_train.ipynb #060176f6
+# %% ../nbs/05_train.ipynb #71c7897e
 def _heldout(self:Trainer):
     if not self.cfg.heldout: return []
     from dflash_nb.evaluate import load_heldout_prompts
@@ -820,10 +846,13 @@ def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|None=False):
     (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
     return r.tau, r
 
+def _speedup_prompts(self:Trainer) -> int: return self.cfg.eval_speedup if self.device.type == 'cuda' else 0
+Trainer.speedup_prompts = _speedup_prompts
+
 def _evaluate(self:Trainer, step:int, final:bool=False):
     "Measure tau on held-out prompts (leader with a local target); log it and export the best drafter."
     if not (self.role.is_leader and self.role.is_target): return None
-    out = self._measure_tau(self.drafter, step, baseline=None if final else False)  # speed vs target alone: at the end (GPU)
+    out = self._measure_tau(self.drafter, step, baseline=self.speedup_prompts() if final else False)  # speed vs target alone: at the end (GPU)
     if out is None: return None
     tau, r = out
     if final: self.speedup = r.speedup
@@ -835,7 +864,7 @@ def _evaluate(self:Trainer, step:int, final:bool=False):
     return tau
 Trainer.evaluate, Trainer._measure_tau = _evaluate, _measure_tau
 
-# %% ../nbs/05_train.ipynb #b37f8b8b
+# %% ../nbs/05_train.ipynb #f64b10c3
 def _finish(self:Trainer, step:int):
     "Final checkpoint, exports (final and best), tau of the final drafter, summary."
     c = self.cfg
@@ -850,7 +879,7 @@ def _finish(self:Trainer, step:int):
         if self.rank == 0 and self.heldout():
             from dflash_nb.drafter import DFlashDrafter
             d = DFlashDrafter.from_pretrained(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
-            tau, r = self._measure_tau(d, step, baseline=None); self.speedup = r.speedup
+            tau, r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
             _say(f"step {step}: tau = {tau:.2f} on {len(self.heldout())} held-out prompts (final drafter, measured on target rank 0)")
             (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'tau': tau}))
     if self.role.is_leader:
@@ -865,11 +894,12 @@ def _finish(self:Trainer, step:int):
         _say(f"Target {self.role.target_idx}: {self.captured_tokens:,} tokens captured, {self.captured_tokens / self.capture_s:,.0f} tokens/s")
 Trainer.finish = _finish
 
-# %% ../nbs/05_train.ipynb #189129dd
+# %% ../nbs/05_train.ipynb #13225aca
 def _run(self:Trainer) -> dict:
     "Run this rank's part of the training; returns the summary (leader) or None."
     c = self.cfg
     self.t_start, self.deadline, self.capture_s, self.captured_tokens = time.time(), None, 0., 0
+    self.t_first, self.p0, self.last_progress = None, 0.0, None
     self.last_metrics = self.summary = None
     self.init_dist()
     try:

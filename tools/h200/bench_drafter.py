@@ -8,7 +8,7 @@ out = os.environ.get('OUT', '/tmp')
 
 def rel(a, b): return ((a.float() - b.float()).norm() / b.float().norm().clamp_min(1e-12)).item()
 cfg = DFlashConfig(hidden_size=1024, intermediate_size=2816, num_attention_heads=16, num_key_value_heads=4, head_dim=64,
-                   vocab_size=32000, num_hidden_layers=2, target_layer_ids=[1, 9, 17, 25, 33])
+                   vocab_size=32000, num_hidden_layers=2, target_layer_ids=[1, 9, 17, 25, 33], mask_token_id=31999)
 torch.manual_seed(0)
 d = DFlashDrafter(cfg).cuda().to(torch.bfloat16)
 emb = torch.randn(cfg.vocab_size, cfg.hidden_size, device='cuda', dtype=torch.bfloat16)
