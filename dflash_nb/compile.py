@@ -158,10 +158,15 @@ def start_thread(target, *args, name=None, daemon=None, **kwargs) -> CompileThre
     "Start `target(*args, **kwargs)` in a thread with this thread's compile configuration; `join()` gives its result."
     t = thread_with_config(target, *args, name=name, daemon=daemon, **kwargs); t.start(); return t
 
-# %% ../nbs/04_compile.ipynb #06ef21ae
+# %% ../nbs/04_compile.ipynb #9c6ceffa
+def _has_mix_order_reduction() -> bool:
+    import torch._inductor.config as ic
+    return hasattr(ic.triton, 'mix_order_reduction')
+
 def inductor_options(device) -> dict:
     "Inductor options for `torch.compile(..., options=...)` on `device`."
-    return {'epilogue_fusion': False} if torch.device(device).type == 'cpu' else {}
+    if torch.device(device).type == 'cpu': return {'epilogue_fusion': False}
+    return {'triton.mix_order_reduction': False} if _has_mix_order_reduction() else {}
 
 # %% ../nbs/04_compile.ipynb #64dabb5f
 _TLS = threading.local()

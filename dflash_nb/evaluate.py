@@ -369,7 +369,7 @@ def plot(self:AcceptanceResult):
     plot_tau_histogram(self, axs[0]); plot_per_position(self, axs[1])
     fig.tight_layout(); return fig
 
-# %% ../nbs/06_eval.ipynb #54b7b7f8
+# %% ../nbs/06_eval.ipynb #ce7f6961
 def acceptance_length(target_model, # transformers causal LM (or a `Target`), eval mode
                       drafter, # DFlash drafter
                       tokenizer, # the target's tokenizer, with its chat template
@@ -379,7 +379,7 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
                       stop_token_ids=None, # default: `default_stop_ids(target_model, tokenizer)`
                       block_size:int=None, # default: the drafter's
                       baseline:bool|int=None, # also time the target alone (an int: on the first that many prompts); default: on a GPU only
-                      warmup:bool=None, # a short untimed run first; default: on a GPU only
+                      warmup:bool=None, # an untimed run of the first prompt first; default: on a GPU only
                       seed:int=0, # for temperature > 0
                       progress:bool=True,
                       chat_template_kwargs:dict=None, # e.g. `{'enable_thinking': False}` for Qwen3
@@ -394,8 +394,8 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
     gen = torch.Generator(device=dev).manual_seed(seed) if temperature > 0 else None
     kw = dict(temperature=temperature, stop_token_ids=stops, generator=gen)
     if warmup and encoded:
-        speculative_generate(model, drafter, encoded[0], min(16, max_new_tokens), block_size=block_size, **kw)
-        if baseline: speculative_generate(model, None, encoded[0], min(16, max_new_tokens), **kw)
+        speculative_generate(model, drafter, encoded[0], max_new_tokens, block_size=block_size, **kw)
+        if baseline: speculative_generate(model, None, encoded[0], max_new_tokens, **kw)
     stats, base, same, texts = [], ([] if baseline else None), ([] if baseline and temperature <= 0 else None), []
     n_base = len(encoded) if baseline is True else int(baseline or 0)
     for i, ids in enumerate(tqdm(encoded, desc='acceptance length', unit='prompt', disable=not progress)):

@@ -12,11 +12,11 @@ import torch
 import torch.distributed as dist
 
 # %% auto #0
-__all__ = ['CPU_SMALL', 'DEMO_GPU', 'TrainConfig', 'ConfigError', 'parse_args', 'parse_devices', 'Role', 'Layout',
-           'resolve_layout', 'step_batches', 'drafter_batches', 'target_batches', 'StopRequested', 'Transport',
-           'lr_factor', 'lr_factor_at', 'save_checkpoint', 'find_checkpoint', 'load_checkpoint', 'StopFlag',
-           'MasterAdamW', 'MetricsLog', 'read_metrics', 'prepare_config', 'Trainer', 'tqdm_write', 'main',
-           'threading_main']
+__all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'ConfigError', 'parse_args', 'parse_devices', 'Role',
+           'Layout', 'resolve_layout', 'step_batches', 'drafter_batches', 'target_batches', 'StopRequested',
+           'Transport', 'lr_factor', 'lr_factor_at', 'save_checkpoint', 'find_checkpoint', 'load_checkpoint',
+           'StopFlag', 'MasterAdamW', 'MetricsLog', 'read_metrics', 'prepare_config', 'Trainer', 'no_lone_row',
+           'pad_anchor_slots', 'tqdm_write', 'main', 'threading_main']
 
 # %% ../nbs/05_train.ipynb #e6506dc1
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
@@ -75,10 +75,10 @@ class TrainConfig:
     peak_tflops: float = _opt(790.0, "accelerator bf16 peak for MFU (790 = measured H200)")
     config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
 
-# %% ../nbs/05_train.ipynb #8fabd94a
+# %% ../nbs/05_train.ipynb #a04db1bc
 CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=2048, epochs=1, max_steps=40,
                  save_every=20, eval_every=20, eval_prompts=4, eval_max_new_tokens=48, num_buckets=3)
-DEMO_GPU = dict(max_tokens=4096, max_length=1024, epochs=40, time_limit_min=8.0, eval_every=500, save_every=1000)
+DEMO_GPU = dict(max_tokens=4096, max_length=1024, epochs=40, time_limit_min=8.0, eval_every=0, save_every=1000)
 
 def _profile(cfg:TrainConfig, cpu:bool) -> dict:
     "The settings 'auto' brings: CPU_SMALL on a CPU-only run (or with small='on'), DEMO_GPU for the demo target on a GPU."
@@ -545,7 +545,25 @@ Trainer.setup_data = _setup_data
 Trainer.layout_D = property(lambda self: len(self.layout.drafter_ranks))
 Trainer.layout_T = property(lambda self: len(self.layout.target_ranks))
 
-# %% ../nbs/05_train.ipynb #e17122c9
+# %% ../nbs/05_train.ipynb #fc863833
+def no_lone_row(b:dict, max_tokens:int) -> dict:
+    "A one-row batch gets a no-loss copy as a second row if `2 x length <= max_tokens`; `b['rows']` = the real rows."
+    n, S = b['input_ids'].shape
+    if n == 1 and 2 * S <= max_tokens:
+        b = {k: torch.cat([v, torch.zeros_like(v) if k == 'loss_mask' else v]) for k, v in b.items()}
+    return {**b, 'rows': n}
+
+# %% ../nbs/05_train.ipynb #57d12c3b
+MIN_BLOCK_QUERIES = 256   # two 128-wide flex blocks: no size-1 block dimension
+
+def pad_anchor_slots(anchors, keep, block_size:int, min_queries:int=MIN_BLOCK_QUERIES):
+    "Add unused slots (anchor 0, `keep=False`) until `N x block_size >= min_queries`."
+    need = -(-min_queries // block_size) - anchors.shape[1]
+    if need <= 0: return anchors, keep
+    return (torch.cat([anchors, anchors.new_zeros(anchors.shape[0], need)], 1),
+            torch.cat([keep, keep.new_zeros(keep.shape[0], need)], 1))
+
+# %% ../nbs/05_train.ipynb #185b5038
 def _locate(self:Trainer, step:int):
     "`(epoch, step_in_epoch)` of global optimizer step `step`."
     for e, n in enumerate(self.epoch_steps):
@@ -559,12 +577,17 @@ def _plan(self:Trainer, epoch:int):
     return self._plan_cache[1]
 Trainer.plan = _plan
 
+def _collate_mb(self:Trainer, epoch:int, i:int) -> dict:
+    "Micro-batch `i` of `epoch` collated, without a lone row (`no_lone_row`): target and drafter ranks see the same shape."
+    return no_lone_row(self.ds.collate(self.plan(epoch)[i], self.pad_id), self.cfg.max_tokens)
+Trainer.collate = _collate_mb
+
 def _micro_batch(self:Trainer, epoch:int, i:int) -> dict:
     "Collated micro-batch `i` of `epoch` plus its anchors (seeded by `(seed, epoch, i)`)."
     from dflash_nb.drafter import sample_anchors
-    b = self.ds.collate(self.plan(epoch)[i], self.pad_id)
+    b = self.collate(epoch, i)
     g = torch.Generator().manual_seed(_seed_for(self.cfg.seed, epoch, i))
-    b['anchors'], b['keep'] = sample_anchors(b['loss_mask'], self.cfg.num_anchors, g)
+    b['anchors'], b['keep'] = pad_anchor_slots(*sample_anchors(b['loss_mask'], self.cfg.num_anchors, g), self.cfg.block_size)
     b['uid'] = epoch * 2**32 + i
     return b
 Trainer.micro_batch = _micro_batch
@@ -616,14 +639,14 @@ def _setup_models(self:Trainer):
     self.barrier()
 Trainer.setup_models = _setup_models
 
-# %% ../nbs/05_train.ipynb #dcd1ff34
+# %% ../nbs/05_train.ipynb #fcb33906
 def _run_preflight(self:Trainer):
     from dflash_nb.compile import preflight, bucket_seq_lens
     d = self.dcfg
     lens = sorted({min(s, self.cfg.max_length) for s in bucket_seq_lens(self.boundaries)})
     t0 = time.perf_counter()
     df = preflight(d.num_attention_heads, d.num_key_value_heads, d.head_dim, lens, self.cfg.num_anchors, d.block_size,
-                   devices=[self.device], dtype=self.dtype, sliding_window=d.sliding_window, verbose=self.is_main)
+                   devices=[self.device], dtype=self.dtype, batch_size=2, sliding_window=d.sliding_window, verbose=self.is_main)
     self.say(f"Preflight passed on rank {self.rank} ({self.device}) in {time.perf_counter() - t0:.1f}s: flex attention runs compiled")
     return df
 Trainer.run_preflight = _run_preflight
@@ -675,14 +698,14 @@ def _resume(self:Trainer) -> int:
     return obj['step']
 Trainer.resume = _resume
 
-# %% ../nbs/05_train.ipynb #d3bd8f9e
+# %% ../nbs/05_train.ipynb #5876bb3f
 def _hidden_for(self:Trainer, b:dict, i:int):
     "Hidden states of micro-batch `i`: captured here (single / colocated) or received from its target rank."
     if self.role.is_target:
         t0 = time.perf_counter()
         h = self.target.capture(b['input_ids'], b['attention_mask'])
         if self.device.type == 'cuda': torch.cuda.current_stream().synchronize()
-        self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'].sum())
+        self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
         return h
     return self.transport.recv(b['uid'], src=self.layout.target_ranks[i % self.layout_T])
 Trainer.hidden_for = _hidden_for
@@ -691,14 +714,14 @@ def _target_step(self:Trainer, epoch:int, k:int):
     "A pure target rank: capture and send this step's micro-batches it owns."
     c = self.cfg
     for i, d in target_batches(k, self.role.target_idx, self.layout_T, self.layout_D, c.grad_accum):
-        b = self.ds.collate(self.plan(epoch)[i], self.pad_id)
+        b = self.collate(epoch, i)
         t0 = time.perf_counter()
         h = self.target.capture(b['input_ids'], b['attention_mask'])
-        self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'].sum())
+        self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
         self.transport.send(h, epoch * 2**32 + i, dst=self.layout.drafter_ranks[d])
 Trainer.target_step = _target_step
 
-# %% ../nbs/05_train.ipynb #10c9f8de
+# %% ../nbs/05_train.ipynb #076b2b07
 def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
     "One optimizer step on a drafter rank; returns the globally reduced metrics."
     from dflash_nb.drafter import prepare_targets, dflash_forward_loss, train_step_flops
@@ -726,7 +749,7 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
             (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()
         nblk = int(b['keep'].sum()) * bs
         acc[0] += out['loss_sum'].detach().double(); acc[1] += out['weight_sum'].double()
-        acc[2] += b['attention_mask'].sum(); acc[3] += nblk
+        acc[2] += b['attention_mask'][:b['rows']].sum(); acc[3] += nblk
         acc[4:4 + bs] += out['correct'].double(); acc[4 + bs:] += out['count'].double()
         flops += train_step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
     gnorm = self.opt.clip_and_step(c.clip_grad)
@@ -902,7 +925,20 @@ def _finish(self:Trainer, step:int):
         _say(f"Target {self.role.target_idx}: {self.captured_tokens:,} tokens captured, {self.captured_tokens / self.capture_s:,.0f} tokens/s")
 Trainer.finish = _finish
 
-# %% ../nbs/05_train.ipynb #13225aca
+# %% ../nbs/05_train.ipynb #624a6906
+def _set_aside(self:Trainer):
+    "A fresh start in a used run folder: move the earlier run's metrics, tau records and TensorBoard logs to previous-<time>/."
+    old = [p for p in (self.run_dir / 'metrics.jsonl', self.run_dir / 'eval', self.run_dir / 'tensorboard') if p.exists()]
+    if not old: return None
+    stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1
+    while (dst := self.run_dir / (f'previous-{stamp}' + (f'-{n}' if n > 1 else ''))).exists(): n += 1
+    dst.mkdir()
+    for p in old: shutil.move(str(p), str(dst / p.name))
+    self.say(f"{self.run_dir} held an earlier run's records: moved to {dst.name}/ (a fresh start; --resume auto continues a run)")
+    return dst
+Trainer.set_aside = _set_aside
+
+# %% ../nbs/05_train.ipynb #51054c0d
 def _run(self:Trainer) -> dict:
     "Run this rank's part of the training; returns the summary (leader) or None."
     c = self.cfg
@@ -914,6 +950,7 @@ def _run(self:Trainer) -> dict:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.setup_data(); self.setup_models()
         start = self.resume()
+        if self.role.is_leader and start == 0: self.set_aside()
         if self.role.is_leader:
             (self.run_dir / 'config.json').write_text(json.dumps(dataclasses.asdict(c), indent=1))
             self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', c.tensorboard)
