@@ -12,5 +12,9 @@ for spec in "$@"; do
   i=$((i + 1)); if [ $((i % n)) -eq 0 ]; then wait; fi
 done
 wait
-for spec in "$@"; do t=${spec%%:*}; s=${spec##*:}; tail -1 $OUT/regen_t${t}_s${s}.log; cp data_samples/demo_train_t${t}_s${s}.jsonl $OUT/ 2>/dev/null; done
+# to $OUT (to commit) and to $HOME/dflash-data/ (kept while the machine stays warm: a next call can train on them with
+# e.g. DEMO_A="--data data_samples/demo_train.jsonl,$HOME/dflash-data/demo_train_t0.8_s1.jsonl")
+mkdir -p $HOME/dflash-data
+for spec in "$@"; do t=${spec%%:*}; s=${spec##*:}; tail -1 $OUT/regen_t${t}_s${s}.log
+  cp data_samples/demo_train_t${t}_s${s}.jsonl $OUT/ 2>/dev/null; cp data_samples/demo_train_t${t}_s${s}.jsonl $HOME/dflash-data/ 2>/dev/null; done
 ls -la $OUT
