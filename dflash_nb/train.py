@@ -925,10 +925,10 @@ def _finish(self:Trainer, step:int):
         _say(f"Target {self.role.target_idx}: {self.captured_tokens:,} tokens captured, {self.captured_tokens / self.capture_s:,.0f} tokens/s")
 Trainer.finish = _finish
 
-# %% ../nbs/05_train.ipynb #624a6906
+# %% ../nbs/05_train.ipynb #4c48747a
 def _set_aside(self:Trainer):
-    "A fresh start in a used run folder: move the earlier run's metrics, tau records and TensorBoard logs to previous-<time>/."
-    old = [p for p in (self.run_dir / 'metrics.jsonl', self.run_dir / 'eval', self.run_dir / 'tensorboard') if p.exists()]
+    "A fresh start in a used run folder: move the earlier run's checkpoints, exports, metrics, tau records and TensorBoard logs to previous-<time>/."
+    old = [self.run_dir / n for n in ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard') if (self.run_dir / n).exists()]
     if not old: return None
     stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1
     while (dst := self.run_dir / (f'previous-{stamp}' + (f'-{n}' if n > 1 else ''))).exists(): n += 1
