@@ -3,7 +3,7 @@
 Runs every code cell (nbdev test flags are ignored: the notebook is executed as a user would run it; `#| eval: false`
 cells are skipped), with the project root on sys.path and cwd = the notebook's folder, then writes the notebook with
 its outputs to --out (default: in place). Stops at the first failing cell but still writes what ran.
-Usage: python tools/run_notebook.py nbs/07_bench.ipynb [--out OUT.ipynb] [--skip-flags "multigpu"]
+Usage: python tools/run_notebook.py nbs/08_bench.ipynb [--out OUT.ipynb] [--skip-flags "multigpu"]
 """
 import argparse, os, sys, time
 from pathlib import Path
