@@ -11,7 +11,7 @@ import torch.distributed as dist
 
 # %% auto #0
 __all__ = ['ConfigError', 'parse_devices', 'Role', 'Layout', 'resolve_layout', 'step_batches', 'drafter_batches',
-           'target_batches', 'StopRequested', 'Transport', 'torchrun_cpu']
+           'target_batches', 'StopRequested', 'Transport', 'torchrun_cpu', 'transport_bandwidth']
 
 # %% ../nbs/05_layout.ipynb #ed701ac9
 class ConfigError(ValueError):
@@ -110,6 +110,7 @@ class Transport:
     def __init__(self, group=None, device='cpu', inflight:int=2, timeout_s:float=600., should_stop=lambda: False):
         self.group, self.device, self.inflight, self.timeout_s = group, torch.device(device), inflight, timeout_s
         self.should_stop, self.pending, self.wait_s = should_stop, [], 0.
+        self.sent_bytes = self.recv_bytes = 0   # payload bytes, for the transport rate of a run
 
     def _wait(self, work, what):
         t0 = time.perf_counter()
@@ -130,7 +131,7 @@ class Transport:
 
     def send(self, hidden:torch.Tensor, batch_idx:int, dst:int):
         "Send `hidden` [B, S, F] for micro-batch `batch_idx` to global rank `dst` (asynchronously, bounded)."
-        hidden = hidden.contiguous()
+        hidden = hidden.contiguous(); self.sent_bytes += hidden.numel() * hidden.element_size()
         header = torch.tensor([batch_idx, *hidden.shape, _DTYPES.index(hidden.dtype)], dtype=torch.int64, device=self.device)
         self.pending.append((dist.isend(header, dst, group=self.group), dist.isend(hidden, dst, group=self.group), header, hidden, dst))
         while len(self.pending) > self.inflight: self._finish_oldest()
@@ -154,6 +155,7 @@ class Transport:
                                "(ranks disagree on the plan: same data, seed and options on every rank?)")
         hidden = torch.empty(B, S, F, dtype=_DTYPES[code], device=self.device)
         self._wait(dist.irecv(hidden, src, group=self.group), f"micro-batch {batch_idx} from target rank {src}")
+        self.recv_bytes += hidden.numel() * hidden.element_size()
         return hidden
 
 # %% ../nbs/05_layout.ipynb #0319c810
@@ -178,3 +180,25 @@ def torchrun_cpu(n, *args, timeout=300):
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     return subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', str(n), *args],
                           capture_output=True, text=True, env=env, timeout=timeout)
+
+# %% ../nbs/05_layout.ipynb #d8516637
+def transport_bandwidth(shape=(4, 2048, 20480), # payload [B, S, F]: e.g. 4 x 2048 tokens x 5 taps of hidden 4096
+                        dtype=torch.bfloat16, reps:int=10, inflight:int=2) -> dict|None:
+    "Under torchrun (2+ ranks, NCCL on GPU, gloo on CPU): rank 0 sends `reps` payloads to rank 1; rank 1 returns GB/s."
+    cuda = torch.cuda.is_available()
+    if not dist.is_initialized(): dist.init_process_group('nccl' if cuda else 'gloo')
+    r = dist.get_rank(); dev = torch.device(f'cuda:{int(os.environ.get("LOCAL_RANK", r))}' if cuda else 'cpu')
+    if cuda: torch.cuda.set_device(dev)
+    tr, out = Transport(None, dev, inflight=inflight, timeout_s=120), None
+    x = torch.ones(shape, dtype=dtype, device=dev)
+    for warm in (True, False):
+        dist.barrier(); t0 = time.perf_counter()
+        for i in range(1 if warm else reps):
+            if r == 0: tr.send(x, i, 1)
+            elif r == 1: h = tr.recv(i, 0)
+        if r == 0: tr.flush()
+        if cuda: torch.cuda.synchronize(dev)
+        dt = time.perf_counter() - t0
+    if r == 1: out = dict(bytes=x.numel() * x.element_size() * reps, seconds=dt, gb_s=x.numel() * x.element_size() * reps / dt / 1e9,
+                          shape=list(shape), device=str(dev), ok=bool((h == 1).all()))
+    return out

@@ -757,6 +757,8 @@ def _finish(self:Trainer, step:int):
             tau, r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
             _say(f"step {step}: tau = {tau:.2f} on {len(self.heldout())} held-out prompts (final drafter, measured on target rank 0)")
             (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'tau': tau}))
+        got = [(tau, getattr(self, 'speedup', None))]
+        dist.broadcast_object_list(got, src=0); tau, self.speedup = got[0]    # the leader writes them in summary.json
     if self.role.is_leader:
         if self.best is None: self.drafter.save_pretrained(self.run_dir / 'export' / 'best'); self.best = dict(step=step, tau=tau)
         m = self.last_metrics or {}
@@ -782,6 +784,22 @@ def _set_aside(self:Trainer):
     return dst
 Trainer.set_aside = _set_aside
 
+# %% ../nbs/06_train.ipynb #06335b74
+def _rank_stats(self:Trainer, step:int) -> dict:
+    "What this rank did: role, busy time of its target, transport bytes and waits, peak GPU memory."
+    cuda, tr, loop = self.device.type == 'cuda', self.transport, getattr(self, 'loop_s', 0.) or 1e-9
+    return dict(rank=self.rank, device=str(self.device), layout=self.layout.kind, target=self.role.is_target, drafter=self.role.is_drafter,
+                steps=step, loop_s=loop, capture_s=self.capture_s, captured_tokens=self.captured_tokens,
+                target_busy=self.capture_s / loop if self.role.is_target else None,
+                sent_bytes=tr.sent_bytes if tr else 0, recv_bytes=tr.recv_bytes if tr else 0, transport_wait_s=tr.wait_s if tr else 0.,
+                peak_alloc_gb=torch.cuda.max_memory_allocated(self.device) / 1e9 if cuda else None,
+                peak_reserved_gb=torch.cuda.max_memory_reserved(self.device) / 1e9 if cuda else None)
+
+def _write_rank_stats(self:Trainer, step:int):
+    (self.run_dir / 'ranks').mkdir(exist_ok=True)
+    (self.run_dir / 'ranks' / f'rank{self.rank}.json').write_text(json.dumps(self.rank_stats(step), indent=1))
+Trainer.rank_stats, Trainer.write_rank_stats = _rank_stats, _write_rank_stats
+
 # %% ../nbs/06_train.ipynb #51054c0d
 def _run(self:Trainer) -> dict:
     "Run this rank's part of the training; returns the summary (leader) or None."
@@ -799,11 +817,12 @@ def _run(self:Trainer) -> dict:
             (self.run_dir / 'config.json').write_text(json.dumps(dataclasses.asdict(c), indent=1))
             self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', c.tensorboard)
         if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
-        step = self.loop(start)
+        t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
         if self.stop:
             if self.role.is_drafter and self.last_saved != step: self.save(step)
             self.say(f"stopped by {signal.Signals(self.stop.signal).name} after step {step}: resume with --resume auto")
         else: self.finish(step)
+        self.write_rank_stats(step)
         if self.role.is_leader: self.metrics.close()
         return self.summary
     finally:
