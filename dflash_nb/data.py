@@ -14,9 +14,9 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'FORMAT_VERSION', 'make_tokenizer', 'DataError', 'normalize_conversation',
-           'LoadReport', 'read_conversations', 'tokenize_conversation', 'DatasetWriter', 'TokenizedDataset',
-           'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir', 'build_dataset', 'write_jsonl', 'regenerate',
-           'chitchat_prompts']
+           'open_text', 'LoadReport', 'read_conversations', 'tokenize_conversation', 'DatasetWriter',
+           'TokenizedDataset', 'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir', 'build_dataset',
+           'write_jsonl', 'regenerate', 'chitchat_prompts']
 
 # %% ../nbs/00_data.ipynb #c0b24c5c
 from tokenizers import Tokenizer, models, trainers, pre_tokenizers, decoders
@@ -138,16 +138,37 @@ def _iter_json_list(text):
         if text[pos:pos+1] == ',': pos += 1
         elif text[pos:pos+1] != ']': yield text.count('\n', 0, pos) + 1, None, DataError("expected ',' or ']' between records; the rest of the file is unread", 'bad JSON'); return
 
+# %% ../nbs/00_data.ipynb #05e662ec
+import codecs, gzip, io
+
+# %% ../nbs/00_data.ipynb #c67fed3a
+def open_text(path, mode:str='r', # 'r' text, 'rb' bytes (decompressed), 'w' text
+              gz:bool=None, # compress when writing; default: `path` ends in '.gz'
+             ):
+    "Open a data file; gzip is read transparently (and written for '*.gz'), a UTF-8 BOM is skipped when reading."
+    if mode == 'w':
+        if not (str(path).endswith('.gz') if gz is None else gz): return open(path, 'w', encoding='utf-8')
+        f = gzip.GzipFile(filename='', mode='wb', fileobj=open(path, 'wb'), mtime=0)  # no name, no time: same bytes each time
+        f.myfileobj = f.fileobj  # so that closing the GzipFile closes the file too (what gzip.open does)
+        return io.TextIOWrapper(f, encoding='utf-8')
+    if mode not in ('r', 'rb'): raise ValueError(f"mode must be 'r', 'rb' or 'w', not {mode!r}")
+    f = open(path, 'rb')
+    if f.peek(2)[:2] == b'\x1f\x8b': f = gzip.GzipFile(fileobj=f); f.myfileobj = f.fileobj
+    if mode == 'r': return io.TextIOWrapper(f, encoding='utf-8-sig')
+    if f.read(3) != codecs.BOM_UTF8: f.seek(0)
+    return f
+
 # %% ../nbs/00_data.ipynb #29106015
 def _iter_records(path):
     "Yield `(line, record, error)` for every record of a JSONL or JSON-list file."
-    with open(path, 'rb') as f:
+    with open_text(path, 'rb') as f:
+        start = f.tell()  # after a BOM
         if f.read(4096).lstrip()[:1] == b'[':
-            f.seek(0)
+            f.seek(start)
             try: text = f.read().decode('utf-8')
             except UnicodeDecodeError as e: yield 1, None, DataError(f"the file is not UTF-8 ({e.reason} at byte {e.start})", 'bad JSON'); return
             yield from _iter_json_list(text); return
-        f.seek(0)
+        f.seek(start)
         for i, raw in enumerate(f, 1):
             if not raw.strip(): continue
             try: yield i, json.loads(raw.decode('utf-8').rstrip('\r\n')), None
@@ -185,14 +206,16 @@ class LoadReport:
     def from_dict(cls, d): return cls(**{k: Counter(v) if k in ('skipped', 'dropped') else v for k, v in d.items()})
 
 # %% ../nbs/00_data.ipynb #fda7dc0b
+_DATA_SUFFIXES = ('.jsonl', '.json', '.jsonl.gz', '.json.gz')
+
 def _resolve(paths)->list:
-    "Data files named by `paths`: a file, a folder (its *.jsonl and *.json, sorted), or a list of them."
+    "Data files named by `paths`: a file, a folder (its *.jsonl and *.json, also gzipped, sorted), or a list of them."
     out = []
     for p in ([paths] if isinstance(paths, (str, os.PathLike)) else list(paths)):
         p = Path(p)
         if p.is_dir():
-            fs = sorted(q for q in p.iterdir() if q.suffix in ('.jsonl', '.json') and q.is_file())
-            if not fs: raise DataError("folder holds no .jsonl or .json files", path=p)
+            fs = sorted(q for q in p.iterdir() if q.name.endswith(_DATA_SUFFIXES) and q.is_file())
+            if not fs: raise DataError("folder holds no .jsonl or .json files (or .jsonl.gz, .json.gz)", path=p)
             out += fs
         elif p.is_file(): out.append(p)
         else: raise DataError("no such file or folder", path=p)
@@ -385,7 +408,7 @@ def tokenizer_fingerprint(tokenizer)->str:
 # %% ../nbs/00_data.ipynb #2ee55efd
 def _file_sha256(path, bufsize=1 << 20):
     h = hashlib.sha256()
-    with open(path, 'rb') as f:
+    with open_text(path, 'rb') as f:  # the content: gzip level or a BOM make no difference
         while b := f.read(bufsize): h.update(b)
     return h.hexdigest()
 
@@ -463,11 +486,11 @@ def build_dataset(paths, # data files or folders (JSONL / JSON, OpenAI or ShareG
 
 # %% ../nbs/00_data.ipynb #b765d3d3
 def write_jsonl(path, records)->Path:
-    "Write `records` as JSONL atomically (temporary file, then rename); return the path."
+    "Write `records` as JSONL atomically (temporary file, then rename), gzipped if `path` ends in '.gz'; return the path."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
-        with open(tmp, 'w', encoding='utf-8') as f:
+        with open_text(tmp, 'w', gz=path.name.endswith('.gz')) as f:
             for r in records: f.write(json.dumps(r, ensure_ascii=False) + '\n')
         os.replace(tmp, path)
     finally: tmp.unlink(missing_ok=True)
