@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 __all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'FORMAT_VERSION', 'make_tokenizer', 'DataError', 'normalize_conversation',
            'open_text', 'LoadReport', 'read_conversations', 'tokenize_conversation', 'DatasetWriter',
            'TokenizedDataset', 'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir', 'build_dataset',
-           'write_jsonl', 'regenerate', 'chitchat_prompts']
+           'write_jsonl', 'regenerate', 'chitchat_prompts', 'chitchat_split']
 
 # %% ../nbs/00_data.ipynb #c0b24c5c
 from tokenizers import Tokenizer, models, trainers, pre_tokenizers, decoders
@@ -580,9 +580,10 @@ _GREETING = frozenset("hi hello hey heya hiya yo there how hows how's are you u 
     "what's up good morning evening afternoon anyone anybody someone somebody here im i'm i am fine well great thanks thank "
     "and about your day this for so oh nice to meet".split())
 
-def _good_prompt(text, min_chars=30, max_chars=400, min_words=6)->bool:
+def _good_prompt(text, min_chars=30, max_chars=400, min_words=6, question:bool=True)->bool:
     words = re.findall(r"[a-z']+", text.lower())
-    return min_chars <= len(text) <= max_chars and '?' in text and len(words) >= min_words and not all(w in _GREETING for w in words)
+    return (min_chars <= len(text) <= max_chars and ('?' in text or not question) and len(words) >= min_words
+            and not all(w in _GREETING for w in words))
 
 # %% ../nbs/00_data.ipynb #916b6a1b
 def chitchat_prompts(path=None, # the package's dataset.json; default: the installed `chitchat_dataset`
@@ -600,3 +601,41 @@ def chitchat_prompts(path=None, # the package's dataset.json; default: the insta
             if k == per_conversation or not _good_prompt(text, **filt) or text.lower() in seen: continue
             seen.add(text.lower()); dest.append(text); k += 1
     return split[0][:n_train], split[1][:n_heldout]
+
+# %% ../nbs/00_data.ipynb #8ad3f7ad
+def _sha(s:str)->str: return hashlib.sha256(s.encode()).hexdigest()
+
+def _chitchat_chats(path=None)->dict:
+    "`{chat id: [turn text, ...]}` of chitchat-dataset's `dataset.json` (default: the installed package's)."
+    if path is None:
+        import chitchat_dataset; path = Path(chitchat_dataset.__file__).parent/'dataset.json'
+    with open_text(path) as f: data = json.load(f)
+    return {cid: [' '.join(' '.join(u['text'].split()) for u in turn) for turn in c['messages']] for cid, c in data.items()}
+
+# %% ../nbs/00_data.ipynb #d2ebdab5
+def _with_context(turns:list, j:int, context:int)->list:
+    "Turn `j` as a user message after up to `context` earlier exchanges (user, assistant), none of them empty."
+    lo = max(j - 2 * context, j % 2)
+    for i in range(lo, j):
+        if not turns[i]: lo = i + 1 + (j - i - 1) % 2
+    return [{'role': 'assistant' if (j - i) % 2 else 'user', 'content': turns[i]} for i in range(lo, j + 1)]
+
+# %% ../nbs/00_data.ipynb #649e1e00
+def chitchat_split(path=None, # chitchat-dataset's `dataset.json`; default: the installed package's
+                   context:int=0, # earlier exchanges (user, assistant) before each prompt; 0: single-turn records
+                   n_train:int=None, n_heldout:int=300, # the first n of each (None: all)
+                   heldout_every:int=20, # a chat is held out when int(sha256(id)[:8], 16) % heldout_every == 0
+                   train_questions:bool=False, heldout_questions:bool=True, # must a prompt contain a '?'
+                   **filt, # min_chars, max_chars, min_words (see `_good_prompt`)
+                  )->tuple: # (train records, held-out records), each `{'messages', 'chat', 'turn'}`
+    "Records from every qualifying turn of chitchat-dataset, split by chat, in `sha256('chat:turn')` order."
+    chats, seen, split = _chitchat_chats(path), set(), ([], [])
+    short = (lambda c: c[:8]) if len({c[:8] for c in chats}) == len(chats) else (lambda c: c)
+    for cid in sorted(chats, key=_sha):
+        held = int(_sha(cid)[:8], 16) % heldout_every == 0
+        for j, text in enumerate(chats[cid]):
+            if not _good_prompt(text, question=heldout_questions if held else train_questions, **filt) or text.lower() in seen: continue
+            seen.add(text.lower())
+            split[held].append({'messages': _with_context(chats[cid], j, context), 'chat': short(cid), 'turn': j})
+    order = lambda r: _sha(f"{r['chat']}:{r['turn']}")
+    return sorted(split[0], key=order)[:n_train], sorted(split[1], key=order)[:n_heldout]
