@@ -14,13 +14,16 @@ One process per GPU (`--procs` on CPU), process r answering records r, r+N, r+2N
 chunks of `--chunk-batches` batches taken in file order, each chunk sorted by length so a batch pads little.
 Before each batch a process estimates its time from the batches it ran (the first batch is small, `--first-batch`)
 and stops starting batches when the estimate would pass the deadline; answers are appended to a part file after
-every batch, so even a process killed at the hard limit keeps what it wrote. At the end the parts are merged in
+every batch, so even a process killed at the hard limit keeps what it wrote; a batch that runs out of GPU memory is
+halved and retried, and so are the batches after it. Throughput knobs: `--batch-size` (generation of a 135M model is launch-bound, so bigger batches
+give more tokens/s until memory or the longest answer dominates; the log shows answer tokens/s per batch) and
+`--chunk-batches` (more batches per length-sorted chunk: less padding, a coarser prefix). At the end the parts are merged in
 file order into OUTDIR/NAME.jsonl.gz, with OUTDIR/NAME.json: counts, times, throughput and settings.
 `complete_prefix` there is the number n such that records 0..n-1 were all answered (or left out: an empty answer).
 """
 import time
 T0 = time.time()  # the deadline counts from here, before the slow imports
-import argparse, datetime, hashlib, json, os, platform, shutil, subprocess, sys
+import argparse, datetime, gzip, hashlib, importlib.metadata, io, json, os, platform, shutil, subprocess, sys
 from pathlib import Path
 
 def _args(argv=None):
@@ -44,10 +47,35 @@ def _args(argv=None):
     p.add_argument('--deadline-at', type=float, default=None, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
+# The launcher imports neither torch nor dflash_nb (seconds on a busy machine): the standard library reads and writes,
+# the same way as dflash_nb.data.open_text (gzip recognised by its magic bytes, a BOM skipped, gzip written without
+# name or time stamp).
+def _open(path, mode='r'):
+    if mode == 'w':
+        g = gzip.GzipFile(filename='', mode='wb', fileobj=open(path, 'wb'), mtime=0); g.myfileobj = g.fileobj
+        return io.TextIOWrapper(g, encoding='utf-8')
+    with open(path, 'rb') as f: gz = f.read(2) == b'\x1f\x8b'
+    return gzip.open(path, 'rt', encoding='utf-8-sig') if gz else open(path, encoding='utf-8-sig')
+
 def _records(path, limit=None) -> list:
-    from dflash_nb.data import open_text
-    with open_text(path) as f: recs = [json.loads(l) for l in f if l.strip()]
+    with _open(path) as f: recs = [json.loads(l) for l in f if l.strip()]
     return recs[:limit]
+
+def _gpus() -> list:
+    "The visible GPUs' ids for CUDA_VISIBLE_DEVICES, from the variable itself or `nvidia-smi -L` (none without either)."
+    vis = os.environ.get('CUDA_VISIBLE_DEVICES')
+    if vis is not None: return [d.strip() for d in vis.split(',') if d.strip() and d.strip() != '-1']
+    try: out = subprocess.run(['nvidia-smi', '-L'], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError): return []
+    return [str(i) for i, l in enumerate(l for l in out.splitlines() if l.startswith('GPU '))]
+
+def _model_path(a) -> str:
+    "`--target`, else the demo target, converted by the first process while the others wait for it."
+    if a.target: return a.target
+    import fcntl
+    from dflash_nb.targets import demo_target
+    with open(Path(a.outdir) / f'.parts-{a.name}' / 'demo_target.lock', 'w') as f:
+        fcntl.flock(f, fcntl.LOCK_EX); return str(demo_target())
 
 def _users(msgs) -> list: return [m['content'] for m in msgs if m['role'] == 'user']
 
@@ -81,34 +109,43 @@ def worker(a):
     import torch
     from transformers import AutoModelForCausalLM
     from dflash_nb.data import regenerate, open_text
-    from dflash_nb.targets import load_tokenizer, demo_target
+    from dflash_nb.targets import load_tokenizer
     t0, rank, world = T0, a.worker, a.world
     dev = 'cuda' if torch.cuda.is_available() else 'cpu'
     if dev == 'cpu': torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
     recs = _records(a.prompts, a.limit)
     if a.turns == 'auto': a.turns = _turns(recs)
     mine = [(i, r) for i, r in enumerate(recs) if i % world == rank]
-    path = a.target or demo_target()
+    path = _model_path(a)
     tok = load_tokenizer(path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16 if dev == 'cuda' else torch.float32,
                                                  attn_implementation='sdpa').to(dev).eval()
     load_s = time.time() - t0
     parts = Path(a.outdir) / f'.parts-{a.name}'; part, tmp = parts / f'r{rank}.jsonl', parts / f'r{rank}.tmp.jsonl'
-    st = dict(rank=rank, device=torch.cuda.get_device_name() if dev == 'cuda' else platform.processor() or 'cpu',
+    st = dict(rank=rank, turns=a.turns, device=torch.cuda.get_device_name() if dev == 'cuda' else platform.processor() or 'cpu',
               assigned=len(mine), load_s=round(load_s, 2), batches=[], answered=0, answer_tokens=0, stopped_early=False,
               regenerate={})
-    batches, hist = _batches(mine, a.batch_size, a.chunk_batches, a.first_batch), []
+    batches, hist, b = _batches(mine, a.batch_size, a.chunk_batches, a.first_batch), [], 0
     with open(part, 'w', encoding='utf-8') as out:
-        for b, batch in enumerate(batches):
-            if hist:
-                est = 1.25 * max(t * max(1.0, len(batch) / m) for m, t in hist)
-                if time.time() + est > a.deadline_at:
-                    st.update(stopped_early=True, not_started=sum(len(x) for x in batches[b:])); break
-            elif time.time() > a.deadline_at: st.update(stopped_early=True, not_started=len(mine)); break
+        while b < len(batches):
+            batch = batches[b]
+            if hist:   # the slowest batch at least this big, else the biggest one scaled up: a safe guess on a GPU
+                same = [t for m, t in hist if m >= len(batch)]
+                est = 1.25 * (max(same) if same else max(t * len(batch) / m for m, t in hist))
+            else: est = 0.0
+            if time.time() + est > a.deadline_at:
+                st.update(stopped_early=True, not_started=sum(len(x) for x in batches[b:])); break
             tb = time.time()
-            r = regenerate(model, tok, [x[1] for x in batch], tmp, max_new_tokens=a.max_new_tokens, batch_size=len(batch),
-                           temperature=a.temperature, top_p=a.top_p, seed=a.seed * 1_000_003 + rank * 10_007 + b,
-                           turns=a.turns, progress=False)
+            try:
+                r = regenerate(model, tok, [x[1] for x in batch], tmp, max_new_tokens=a.max_new_tokens, batch_size=len(batch),
+                               temperature=a.temperature, top_p=a.top_p, seed=a.seed * 1_000_003 + rank * 10_007 + b,
+                               turns=a.turns, progress=False)
+            except torch.cuda.OutOfMemoryError:
+                if len(batch) == 1: raise
+                torch.cuda.empty_cache(); st['oom_splits'] = st.get('oom_splits', 0) + 1
+                cap = len(batch) // 2
+                print(f"[r{rank}] out of memory with {len(batch)} prompts: batches of {cap} from here on", flush=True)
+                batches[b:] = [x[i:i + cap] for x in batches[b:] for i in range(0, len(x), cap)]; continue
             with open_text(tmp) as f: got = [json.loads(l) for l in f]
             dt = time.time() - tb; hist.append((len(batch), dt))
             ks = _match([x[1] for x in batch], got)
@@ -125,6 +162,7 @@ def worker(a):
             st['batches'].append(dict(size=len(batch), s=round(dt, 2), answer_tokens=ntok))
             print(f"[r{rank}] batch {b + 1}/{len(batches)}: {len(batch)} prompts in {dt:.1f}s ({ntok / dt:,.0f} answer tokens/s, re-tokenized), "
                   f"{time.time() - t0:.0f}s since start", flush=True)
+            b += 1
     tmp.unlink(missing_ok=True)
     gen_s = sum(x['s'] for x in st['batches'])
     st.update(gen_s=round(gen_s, 2), prompts_per_s=round(st['answered'] / gen_s, 2) if gen_s else None,
@@ -141,48 +179,45 @@ def _read_part(p) -> list:
     return out
 
 def main(a):
-    import torch
-    from dflash_nb.data import write_jsonl, open_text
     start = T0
     reserve = a.reserve_s if a.reserve_s is not None else min(30.0, a.deadline_s / 4)
-    n_gpu = torch.cuda.device_count()
+    gpus = _gpus(); n_gpu = len(gpus)
     world = a.procs or max(1, n_gpu)
     a.batch_size = a.batch_size or (1024 if n_gpu else 8)
     a.name = a.name or Path(a.prompts).name.split('.')[0] + ('_greedy' if a.temperature == 0 else f'_t{a.temperature:g}_s{a.seed}')
-    if a.target is None:
-        from dflash_nb.targets import demo_target
-        demo_target()   # convert the GGUF once, before the processes load it
     out = Path(a.outdir); parts = out / f'.parts-{a.name}'
     shutil.rmtree(parts, ignore_errors=True); parts.mkdir(parents=True)
-    at = start + a.deadline_s - reserve
-    procs = []
+    at, procs = start + a.deadline_s - reserve, []
     for r in range(world):
-        env = dict(os.environ, **({'CUDA_VISIBLE_DEVICES': str(r % n_gpu)} if n_gpu else {}))
+        env = dict(os.environ, **({'CUDA_VISIBLE_DEVICES': gpus[r % n_gpu]} if n_gpu else {}))
         cmd = [sys.executable, __file__, a.prompts, a.outdir, '--worker', str(r), '--world', str(world), '--deadline-at', repr(at),
                '--name', a.name, '--turns', a.turns, '--batch-size', str(a.batch_size), '--max-new-tokens', str(a.max_new_tokens),
                '--chunk-batches', str(a.chunk_batches), '--first-batch', str(a.first_batch), '--temperature', repr(a.temperature),
                '--top-p', repr(a.top_p), '--seed', str(a.seed)] + (['--limit', str(a.limit)] if a.limit else []) \
               + (['--target', a.target] if a.target else [])
         procs.append(subprocess.Popen(cmd, env=env))
-    recs = _records(a.prompts, a.limit)
-    if a.turns == 'auto': a.turns = _turns(recs)
     hard, killed = start + a.deadline_s - reserve / 2, []
     for r, p in enumerate(procs):
         try: p.wait(timeout=max(0.1, hard - time.time()))
         except subprocess.TimeoutExpired: p.kill(); p.wait(); killed.append(r)
+    n_recs = len(_records(a.prompts, a.limit))
     got = sorted((x for r in range(world) if (parts / f'r{r}.jsonl').exists() for x in _read_part(parts / f'r{r}.jsonl')),
                  key=lambda x: x['i'])
     done = {x['i'] for x in got}   # answered, or left out by regenerate (an empty answer): attempted either way
     got = [x for x in got if not x.get('left_out')]
     ranks = [json.loads((parts / f'r{r}.json').read_text()) if (parts / f'r{r}.json').exists()
              else dict(rank=r, failed=True, rc=procs[r].returncode, killed=r in killed) for r in range(world)]
-    n_empty = sum(x.get('regenerate', {}).get('empty', 0) for x in ranks)
-    prefix = next((i for i in range(len(recs)) if i not in done), len(recs))
-    dst = write_jsonl(out / f'{a.name}.jsonl.gz', ({k: v for k, v in x.items() if k != 'i'} for x in got))
-    with open_text(a.prompts, 'rb') as f: sha = hashlib.sha256(f.read()).hexdigest()
+    dst, tmp = out / f'{a.name}.jsonl.gz', out / f'.{a.name}.jsonl.gz.tmp'
+    with _open(tmp, 'w') as f:
+        for x in got: f.write(json.dumps({k: v for k, v in x.items() if k != 'i'}, ensure_ascii=False) + '\n')
+    os.replace(tmp, dst)
+    with _open(a.prompts) as f: sha = hashlib.sha256(f.read().encode()).hexdigest()
     gen_s = max((x.get('gen_s', 0) for x in ranks), default=0)
+    ver = importlib.metadata.version
     summary = dict(
-        output=str(dst), records=len(recs), answered=len(got), left_out=len(done) - len(got), empty_answers=n_empty, complete_prefix=prefix,
+        output=str(dst), records=n_recs, answered=len(got), left_out=len(done) - len(got),
+        empty_answers=sum(x.get('regenerate', {}).get('empty', 0) for x in ranks),
+        complete_prefix=next((i for i in range(n_recs) if i not in done), n_recs),
         stopped_early=any(x.get('stopped_early') for x in ranks), killed_ranks=killed,
         failed_ranks=[x['rank'] for x in ranks if x.get('failed') and not x.get('killed')],   # crashed: see its output
         answer_tokens=sum(x.get('answer_tokens', 0) for x in ranks),
@@ -191,9 +226,9 @@ def main(a):
         settings=dict(prompts=a.prompts, prompts_sha256=sha, limit=a.limit, model=a.target or 'dflash_nb.targets.demo_target()',
                       dtype='bfloat16' if n_gpu else 'float32', attn='sdpa', temperature=a.temperature, top_p=a.top_p,
                       seed=a.seed, max_new_tokens=a.max_new_tokens, batch_size=a.batch_size, chunk_batches=a.chunk_batches,
-                      first_batch=a.first_batch, turns=a.turns, processes=world, gpus=n_gpu),
-        versions=dict(python=platform.python_version(), torch=torch.__version__,
-                      transformers=__import__('transformers').__version__),
+                      first_batch=a.first_batch, turns=next((x['turns'] for x in ranks if 'turns' in x), a.turns),
+                      processes=world, gpus=n_gpu),
+        versions=dict(python=platform.python_version(), torch=ver('torch'), transformers=ver('transformers')),
         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
         command=' '.join([Path(sys.executable).name] + sys.argv), ranks=ranks)
     (out / f'{a.name}.json').write_text(json.dumps(summary, indent=1))
