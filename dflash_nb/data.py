@@ -139,7 +139,18 @@ def _iter_json_list(text):
         elif text[pos:pos+1] != ']': yield text.count('\n', 0, pos) + 1, None, DataError("expected ',' or ']' between records; the rest of the file is unread", 'bad JSON'); return
 
 # %% ../nbs/00_data.ipynb #05e662ec
-import codecs, gzip, io
+import codecs, gzip, io, zlib
+
+# %% ../nbs/00_data.ipynb #82b7345c
+class _GzipReader(gzip.GzipFile):
+    "A `GzipFile` whose read errors name the file: a cut-short or corrupt `.gz` is a `DataError`, not a bare `EOFError`."
+    def _guard(self, fn, *a):
+        try: return fn(*a)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+            raise DataError(f"{e}; the file is cut short or corrupt: write or copy it again", 'bad gzip', getattr(self, 'path', None)) from None
+    def read(self, *a): return self._guard(super().read, *a)
+    def read1(self, *a): return self._guard(super().read1, *a)
+    def readline(self, *a): return self._guard(super().readline, *a)
 
 # %% ../nbs/00_data.ipynb #c67fed3a
 def open_text(path, mode:str='r', # 'r' text, 'rb' bytes (decompressed), 'w' text
@@ -153,7 +164,7 @@ def open_text(path, mode:str='r', # 'r' text, 'rb' bytes (decompressed), 'w' tex
         return io.TextIOWrapper(f, encoding='utf-8')
     if mode not in ('r', 'rb'): raise ValueError(f"mode must be 'r', 'rb' or 'w', not {mode!r}")
     f = open(path, 'rb')
-    if f.peek(2)[:2] == b'\x1f\x8b': f = gzip.GzipFile(fileobj=f); f.myfileobj = f.fileobj
+    if f.peek(2)[:2] == b'\x1f\x8b': f = _GzipReader(fileobj=f); f.myfileobj, f.path = f.fileobj, path
     if mode == 'r': return io.TextIOWrapper(f, encoding='utf-8-sig')
     if f.read(3) != codecs.BOM_UTF8: f.seek(0)
     return f
