@@ -14,9 +14,9 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'FORMAT_VERSION', 'make_tokenizer', 'DataError', 'normalize_conversation',
-           'LoadReport', 'read_conversations', 'tokenize_conversation', 'DatasetWriter', 'TokenizedDataset',
-           'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir', 'build_dataset', 'write_jsonl', 'regenerate',
-           'chitchat_prompts']
+           'open_text', 'LoadReport', 'read_conversations', 'tokenize_conversation', 'DatasetWriter',
+           'TokenizedDataset', 'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir', 'build_dataset',
+           'write_jsonl', 'regenerate', 'chitchat_prompts', 'chitchat_split']
 
 # %% ../nbs/00_data.ipynb #c0b24c5c
 from tokenizers import Tokenizer, models, trainers, pre_tokenizers, decoders
@@ -138,16 +138,48 @@ def _iter_json_list(text):
         if text[pos:pos+1] == ',': pos += 1
         elif text[pos:pos+1] != ']': yield text.count('\n', 0, pos) + 1, None, DataError("expected ',' or ']' between records; the rest of the file is unread", 'bad JSON'); return
 
+# %% ../nbs/00_data.ipynb #05e662ec
+import codecs, gzip, io, zlib
+
+# %% ../nbs/00_data.ipynb #82b7345c
+class _GzipReader(gzip.GzipFile):
+    "A `GzipFile` whose read errors name the file: a cut-short or corrupt `.gz` is a `DataError`, not a bare `EOFError`."
+    def _guard(self, fn, *a):
+        try: return fn(*a)
+        except (EOFError, gzip.BadGzipFile, zlib.error) as e:
+            raise DataError(f"{e}; the file is cut short or corrupt: write or copy it again", 'bad gzip', getattr(self, 'path', None)) from None
+    def read(self, *a): return self._guard(super().read, *a)
+    def read1(self, *a): return self._guard(super().read1, *a)
+    def readline(self, *a): return self._guard(super().readline, *a)
+
+# %% ../nbs/00_data.ipynb #c67fed3a
+def open_text(path, mode:str='r', # 'r' text, 'rb' bytes (decompressed), 'w' text
+              gz:bool=None, # compress when writing; default: `path` ends in '.gz'
+             ):
+    "Open a data file; gzip is read transparently (and written for '*.gz'), a UTF-8 BOM is skipped when reading."
+    if mode == 'w':
+        if not (str(path).endswith('.gz') if gz is None else gz): return open(path, 'w', encoding='utf-8')
+        f = gzip.GzipFile(filename='', mode='wb', fileobj=open(path, 'wb'), mtime=0)  # no name, no time: same bytes each time
+        f.myfileobj = f.fileobj  # so that closing the GzipFile closes the file too (what gzip.open does)
+        return io.TextIOWrapper(f, encoding='utf-8')
+    if mode not in ('r', 'rb'): raise ValueError(f"mode must be 'r', 'rb' or 'w', not {mode!r}")
+    f = open(path, 'rb')
+    if f.peek(2)[:2] == b'\x1f\x8b': f = _GzipReader(fileobj=f); f.myfileobj, f.path = f.fileobj, path
+    if mode == 'r': return io.TextIOWrapper(f, encoding='utf-8-sig')
+    if f.read(3) != codecs.BOM_UTF8: f.seek(0)
+    return f
+
 # %% ../nbs/00_data.ipynb #29106015
 def _iter_records(path):
     "Yield `(line, record, error)` for every record of a JSONL or JSON-list file."
-    with open(path, 'rb') as f:
+    with open_text(path, 'rb') as f:
+        start = f.tell()  # after a BOM
         if f.read(4096).lstrip()[:1] == b'[':
-            f.seek(0)
+            f.seek(start)
             try: text = f.read().decode('utf-8')
             except UnicodeDecodeError as e: yield 1, None, DataError(f"the file is not UTF-8 ({e.reason} at byte {e.start})", 'bad JSON'); return
             yield from _iter_json_list(text); return
-        f.seek(0)
+        f.seek(start)
         for i, raw in enumerate(f, 1):
             if not raw.strip(): continue
             try: yield i, json.loads(raw.decode('utf-8').rstrip('\r\n')), None
@@ -185,14 +217,16 @@ class LoadReport:
     def from_dict(cls, d): return cls(**{k: Counter(v) if k in ('skipped', 'dropped') else v for k, v in d.items()})
 
 # %% ../nbs/00_data.ipynb #fda7dc0b
+_DATA_SUFFIXES = ('.jsonl', '.json', '.jsonl.gz', '.json.gz')
+
 def _resolve(paths)->list:
-    "Data files named by `paths`: a file, a folder (its *.jsonl and *.json, sorted), or a list of them."
+    "Data files named by `paths`: a file, a folder (its *.jsonl and *.json, also gzipped, sorted), or a list of them."
     out = []
     for p in ([paths] if isinstance(paths, (str, os.PathLike)) else list(paths)):
         p = Path(p)
         if p.is_dir():
-            fs = sorted(q for q in p.iterdir() if q.suffix in ('.jsonl', '.json') and q.is_file())
-            if not fs: raise DataError("folder holds no .jsonl or .json files", path=p)
+            fs = sorted(q for q in p.iterdir() if q.name.endswith(_DATA_SUFFIXES) and q.is_file())
+            if not fs: raise DataError("folder holds no .jsonl or .json files (or .jsonl.gz, .json.gz)", path=p)
             out += fs
         elif p.is_file(): out.append(p)
         else: raise DataError("no such file or folder", path=p)
@@ -385,7 +419,7 @@ def tokenizer_fingerprint(tokenizer)->str:
 # %% ../nbs/00_data.ipynb #2ee55efd
 def _file_sha256(path, bufsize=1 << 20):
     h = hashlib.sha256()
-    with open(path, 'rb') as f:
+    with open_text(path, 'rb') as f:  # the content: gzip level or a BOM make no difference
         while b := f.read(bufsize): h.update(b)
     return h.hexdigest()
 
@@ -463,11 +497,11 @@ def build_dataset(paths, # data files or folders (JSONL / JSON, OpenAI or ShareG
 
 # %% ../nbs/00_data.ipynb #b765d3d3
 def write_jsonl(path, records)->Path:
-    "Write `records` as JSONL atomically (temporary file, then rename); return the path."
+    "Write `records` as JSONL atomically (temporary file, then rename), gzipped if `path` ends in '.gz'; return the path."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
-        with open(tmp, 'w', encoding='utf-8') as f:
+        with open_text(tmp, 'w', gz=path.name.endswith('.gz')) as f:
             for r in records: f.write(json.dumps(r, ensure_ascii=False) + '\n')
         os.replace(tmp, path)
     finally: tmp.unlink(missing_ok=True)
@@ -557,9 +591,10 @@ _GREETING = frozenset("hi hello hey heya hiya yo there how hows how's are you u 
     "what's up good morning evening afternoon anyone anybody someone somebody here im i'm i am fine well great thanks thank "
     "and about your day this for so oh nice to meet".split())
 
-def _good_prompt(text, min_chars=30, max_chars=400, min_words=6)->bool:
+def _good_prompt(text, min_chars=30, max_chars=400, min_words=6, question:bool=True)->bool:
     words = re.findall(r"[a-z']+", text.lower())
-    return min_chars <= len(text) <= max_chars and '?' in text and len(words) >= min_words and not all(w in _GREETING for w in words)
+    return (min_chars <= len(text) <= max_chars and ('?' in text or not question) and len(words) >= min_words
+            and not all(w in _GREETING for w in words))
 
 # %% ../nbs/00_data.ipynb #916b6a1b
 def chitchat_prompts(path=None, # the package's dataset.json; default: the installed `chitchat_dataset`
@@ -577,3 +612,41 @@ def chitchat_prompts(path=None, # the package's dataset.json; default: the insta
             if k == per_conversation or not _good_prompt(text, **filt) or text.lower() in seen: continue
             seen.add(text.lower()); dest.append(text); k += 1
     return split[0][:n_train], split[1][:n_heldout]
+
+# %% ../nbs/00_data.ipynb #8ad3f7ad
+def _sha(s:str)->str: return hashlib.sha256(s.encode()).hexdigest()
+
+def _chitchat_chats(path=None)->dict:
+    "`{chat id: [turn text, ...]}` of chitchat-dataset's `dataset.json` (default: the installed package's)."
+    if path is None:
+        import chitchat_dataset; path = Path(chitchat_dataset.__file__).parent/'dataset.json'
+    with open_text(path) as f: data = json.load(f)
+    return {cid: [' '.join(' '.join(u['text'].split()) for u in turn) for turn in c['messages']] for cid, c in data.items()}
+
+# %% ../nbs/00_data.ipynb #d2ebdab5
+def _with_context(turns:list, j:int, context:int)->list:
+    "Turn `j` as a user message after up to `context` earlier exchanges (user, assistant), none of them empty."
+    lo = max(j - 2 * context, j % 2)
+    for i in range(lo, j):
+        if not turns[i]: lo = i + 1 + (j - i - 1) % 2
+    return [{'role': 'assistant' if (j - i) % 2 else 'user', 'content': turns[i]} for i in range(lo, j + 1)]
+
+# %% ../nbs/00_data.ipynb #649e1e00
+def chitchat_split(path=None, # chitchat-dataset's `dataset.json`; default: the installed package's
+                   context:int=0, # earlier exchanges (user, assistant) before each prompt; 0: single-turn records
+                   n_train:int=None, n_heldout:int=300, # the first n of each (None: all)
+                   heldout_every:int=20, # a chat is held out when int(sha256(id)[:8], 16) % heldout_every == 0
+                   train_questions:bool=False, heldout_questions:bool=True, # must a prompt contain a '?'
+                   **filt, # min_chars, max_chars, min_words (see `_good_prompt`)
+                  )->tuple: # (train records, held-out records), each `{'messages', 'chat', 'turn'}`
+    "Records from every qualifying turn of chitchat-dataset, split by chat, in `sha256('chat:turn')` order."
+    chats, seen, split = _chitchat_chats(path), set(), ([], [])
+    short = (lambda c: c[:8]) if len({c[:8] for c in chats}) == len(chats) else (lambda c: c)
+    for cid in sorted(chats, key=_sha):
+        held = int(_sha(cid)[:8], 16) % heldout_every == 0
+        for j, text in enumerate(chats[cid]):
+            if not _good_prompt(text, question=heldout_questions if held else train_questions, **filt) or text.lower() in seen: continue
+            seen.add(text.lower())
+            split[held].append({'messages': _with_context(chats[cid], j, context), 'chat': short(cid), 'turn': j})
+    order = lambda r: _sha(f"{r['chat']}:{r['turn']}")
+    return sorted(split[0], key=order)[:n_train], sorted(split[1], key=order)[:n_heldout]

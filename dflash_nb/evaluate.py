@@ -415,7 +415,7 @@ def _data_samples() -> Path|None:
     cands = ([Path(here).resolve().parents[1]] if here else []) + [Path.cwd(), Path.cwd().parent]
     return next((c / 'data_samples' for c in cands if (c / 'data_samples').is_dir()), None)
 
-def load_heldout_prompts(path=None, # JSONL/JSON conversations; default `data_samples/heldout_prompts.jsonl`
+def load_heldout_prompts(path=None, # JSONL/JSON conversations, gzipped or not; default `data_samples/heldout_prompts.jsonl`
                          n:int=None, # the first `n` (default: all)
                         ) -> list:
     "Prompts as message lists (trailing assistant turns dropped), ready for `acceptance_length`."
