@@ -234,7 +234,7 @@ def torchrun_cpu(n, *args, timeout=300):
     return subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', str(n), *args],
                           capture_output=True, text=True, env=env, timeout=timeout)
 
-# %% ../nbs/05_layout.ipynb #ad0ca663
+# %% ../nbs/05_layout.ipynb #7d47dc8d
 def torchrun_commands(layout:Layout, argv:list, master_addr:str='', master_port:int=29500, run_id:str='dflash') -> list[list[str]]:
     "The torchrun command of each node: `--standalone` on one node; c10d rendezvous at `master_addr:master_port` on several."
     run = [sys.executable, '-m', 'torch.distributed.run']
@@ -268,7 +268,7 @@ def transport_bandwidth(shape=(4, 2048, 20480), # payload [B, S, F]: e.g. 4 x 20
                           shape=list(shape), device=str(dev), ok=bool((h == 1).all()))
     return out
 
-# %% ../nbs/05_layout.ipynb #317e96b6
+# %% ../nbs/05_layout.ipynb #3fba98fd
 @dataclass
 class Rates:
     "Per-GPU rates for one (target, drafter, length mix): the planner's inputs, measured or given."
@@ -291,7 +291,7 @@ def parse_rates(spec:str) -> Rates:
     if miss: raise ConfigError(f"--plan-rates {spec!r}: missing {' and '.join(miss)} (e.g. capture=28700,drafter=11000,link=300)")
     return Rates(**kw)
 
-# %% ../nbs/05_layout.ipynb #c9ec2a49
+# %% ../nbs/05_layout.ipynb #ba811687
 def shape_config(num_layers:int=36, hidden_size:int=4096, intermediate_size:int=12288, num_heads:int=32, num_kv_heads:int=8,
                  head_dim:int=128, vocab_size:int=151936):
     "A transformers `Qwen3Config` of the given shape (default Qwen3-8B) for planning, without any weights."
@@ -322,7 +322,7 @@ def drafter_params(dcfg) -> int:
     H = dcfg.hidden_size
     return dcfg.num_hidden_layers * _layer_params(dcfg) + dcfg.num_taps * H * H + 2 * H
 
-# %% ../nbs/05_layout.ipynb #e1cd5dfa
+# %% ../nbs/05_layout.ipynb #fd140e28
 def length_mix(lengths, boundaries, max_tokens:int, num_anchors:int=512, block_size:int=16,
                valid=None, # anchorable positions per sample (loss on a token and the next); default `response_frac` x length
                pos=None,   # mean anchorable position per sample; default the middle of the answer at the end
@@ -352,7 +352,7 @@ def dataset_mix(ds, boundaries, max_tokens:int, num_anchors:int=512, block_size:
     s = np.add.reduceat(np.where(ok, where, 0), off) if len(L) else np.zeros(0)
     return length_mix(L, boundaries, max_tokens, num_anchors, block_size, valid=v, pos=s / np.maximum(v, 1), seed=seed, epoch=epoch)
 
-# %% ../nbs/05_layout.ipynb #9d26cdd7
+# %% ../nbs/05_layout.ipynb #a0c55a8f
 def mix_flops(mix:pd.DataFrame, target_config, layer_ids, dcfg) -> pd.DataFrame:
     "Per micro-batch: target capture FLOPs, drafter training FLOPs (as `train_step_flops`) and hidden-state bytes."
     from dflash_nb.targets import capture_flops_per_token
@@ -366,7 +366,7 @@ def mix_flops(mix:pd.DataFrame, target_config, layer_ids, dcfg) -> pd.DataFrame:
     return pd.DataFrame(dict(capture=cap, drafter=3 * layers + 2 * fc + 2 * head, tokens=mix.tokens,
                              hidden_bytes=C * dcfg.num_taps * _dims(target_config)[1] * 2))
 
-# %% ../nbs/05_layout.ipynb #fb3a94cf
+# %% ../nbs/05_layout.ipynb #7f731f79
 def memory_gb(mix:pd.DataFrame, target_config, dcfg, ddp:bool=True, inflight:int=2, chunk_blocks:int=128) -> dict:
     "Modelled peak GB of a target GPU, a drafter GPU and a colocated GPU on the mix's largest micro-batches."
     c, H, I, dq, dkv = _dims(target_config)
@@ -382,7 +382,7 @@ def memory_gb(mix:pd.DataFrame, target_config, dcfg, ddp:bool=True, inflight:int
     return dict(target=gb(P * 2 + capture + inflight * payload), drafter=gb(static + act + payload),
                 colocated=gb(P * 2 + static + max(capture, act + payload)))
 
-# %% ../nbs/05_layout.ipynb #b6c2af92
+# %% ../nbs/05_layout.ipynb #4bb700a8
 def _simulate(tc, td, nbytes, layout, grad_accum:int, t_ar:float, inflight:int, link:float, inter:float) -> dict:
     "Replay one epoch's micro-batches through a layout: capture, transport and drafter steps (DDP waits for the slowest)."
     T, D, A = len(layout.target_ranks), len(layout.drafter_ranks), grad_accum
@@ -427,7 +427,7 @@ def split_layout(n_targets:int, n_drafters:int, nnodes:int=1) -> Layout:
                    for n in range(nnodes)]
     return Layout('disaggregated', [x for t, _ in nodes for x in t], [x for _, d in nodes for x in d], nodes)
 
-# %% ../nbs/05_layout.ipynb #044cdbe4
+# %% ../nbs/05_layout.ipynb #ccd0adef
 def plan_layout(rates:Rates, gpus:int=8, nnodes:int=1, target=None, drafter=None, layer_ids=None, mix:pd.DataFrame=None,
                 measured_on:tuple=None, # (target config, drafter config, layer ids) the rates were measured with; default: these
                 grad_accum:int=1, inflight:int=2, gpu_mem_gb:float=141.0, splits=None) -> pd.DataFrame:
@@ -470,12 +470,15 @@ def plan_layout(rates:Rates, gpus:int=8, nnodes:int=1, target=None, drafter=None
     df.attrs['recommended'] = df.layout[df.tok_s.idxmax()] if (df.tok_s > 0).any() else None
     return df
 
-# %% ../nbs/05_layout.ipynb #a508450e
+# %% ../nbs/05_layout.ipynb #d08ac84a
 def measure_rates(target_path, dcfg, mix:pd.DataFrame, layer_ids, device='cuda:0', link_gb_s:float=300.0, inter_gb_s:float=50.0) -> Rates:
     "Rates of the GPU at hand: a short capture benchmark and a short timed drafter step, converted to the mix by FLOPs."
     from dflash_nb.targets import benchmark_capture, capture_flops_per_token
     from dflash_nb.drafter import benchmark_drafter
+    from dflash_nb.compile import configure_compile
     from transformers import AutoConfig
+    import tempfile
+    configure_compile(cache_dir=tempfile.mkdtemp(prefix='dflash_plan_'))           # the compile-safety settings, before any compile
     S = int(np.median(mix.seq_len)); tcfg = AutoConfig.from_pretrained(target_path)
     cap = benchmark_capture(target_path, device, lengths=(S,), tokens_per_batch=max(8192, S), layer_ids=layer_ids, naive=False, padded=False, iters=3)
     dr, _ = benchmark_drafter(dcfg, batch_size=1, num_anchors=int(np.median(mix.slots / mix.rows)), seq_len=S, device=device,
