@@ -326,14 +326,15 @@ def drafter_params(dcfg) -> int:
 def length_mix(lengths, boundaries, max_tokens:int, num_anchors:int=512, block_size:int=16,
                valid=None, # anchorable positions per sample (loss on a token and the next); default `response_frac` x length
                pos=None,   # mean anchorable position per sample; default the middle of the answer at the end
-               response_frac:float=0.7, seed:int=0, epoch:int=0) -> pd.DataFrame:
+               response_frac:float=0.7, seed:int=0, epoch:int=0,
+               cost=None) -> pd.DataFrame: # a `CostModel` to batch on (as `BucketedBatchSampler(cost=...)`), else token budgets
     "The micro-batches of one epoch, in plan order, as the trainer forms them: rows, padded length, tokens, anchor slots."
     from dflash_nb.buckets import BucketedBatchSampler
     L = np.asarray(lengths, np.int64)
     v = np.maximum(np.floor(response_frac * L) - 1, 0) if valid is None else np.asarray(valid, np.float64)
     p = (L - 1 - v / 2) if pos is None else np.asarray(pos, np.float64)
     rows = []
-    for idx in BucketedBatchSampler(L, boundaries, max_tokens, seed=seed).global_batches(epoch):
+    for idx in BucketedBatchSampler(L, boundaries, max_tokens, seed=seed, cost=cost, valid=v).global_batches(epoch):
         idx = np.asarray(idx); S, k = int(L[idx].max()), np.minimum(num_anchors, v[idx])
         n = len(idx) + (len(idx) == 1 and 2 * S <= max_tokens)            # no_lone_row adds a no-loss copy
         N = max(max(1, min(num_anchors, int(v[idx].max()))), -(-256 // block_size))   # pad_anchor_slots
