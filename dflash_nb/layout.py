@@ -4,14 +4,18 @@
 
 # %% ../nbs/05_layout.ipynb #e9ca12d9
 from __future__ import annotations
-import os, subprocess, sys, time
-from dataclasses import dataclass
+import hashlib, os, subprocess, sys, time
+from dataclasses import dataclass, replace
+import numpy as np
+import pandas as pd
 import torch
 import torch.distributed as dist
 
 # %% auto #0
-__all__ = ['ConfigError', 'parse_devices', 'Role', 'Layout', 'resolve_layout', 'step_batches', 'drafter_batches',
-           'target_batches', 'StopRequested', 'Transport', 'torchrun_cpu', 'transport_bandwidth']
+__all__ = ['QWEN3_27B_CLASS', 'ConfigError', 'parse_devices', 'Role', 'Layout', 'resolve_layout', 'step_batches',
+           'drafter_batches', 'target_batches', 'StopRequested', 'Transport', 'torchrun_cpu', 'torchrun_commands',
+           'transport_bandwidth', 'Rates', 'parse_rates', 'shape_config', 'target_params', 'drafter_params',
+           'length_mix', 'dataset_mix', 'mix_flops', 'memory_gb', 'split_layout', 'plan_layout', 'measure_rates']
 
 # %% ../nbs/05_layout.ipynb #ed701ac9
 class ConfigError(ValueError):
@@ -44,6 +48,7 @@ class Role:
     target_idx: int = None   # index among target ranks (None: holds no target)
     drafter_idx: int = None  # index among drafter ranks (None: holds no drafter)
     n_targets: int = 1; n_drafters: int = 1
+    node: int = 0; local_rank: int = 0  # the node that runs it (torchrun's GROUP_RANK) and its LOCAL_RANK there
     @property
     def is_target(self): return self.target_idx is not None
     @property
@@ -54,36 +59,83 @@ class Role:
 # %% ../nbs/05_layout.ipynb #eb496f8e
 @dataclass
 class Layout:
-    "How ranks map to devices and roles: 'single', 'colocated' or 'disaggregated'."
-    kind: str; target_devices: list; drafter_devices: list
+    "How ranks map to nodes, devices and roles: 'single', 'colocated' or 'disaggregated'."
+    kind: str; target_devices: list; drafter_devices: list  # every node's devices, node after node
+    nodes: list = None  # per node (target devices, drafter devices), node-local; None: one node with the two lists
+    def __post_init__(self):
+        if self.nodes is None: self.nodes = [(list(self.target_devices), list(self.drafter_devices))]
+        roles, ti, di, dis = [], 0, 0, self.kind == 'disaggregated'
+        for n, (t, d) in enumerate(self.nodes):      # node-major ranks; on a node its targets first, then its drafters
+            for l, (dev, what) in enumerate([(x, 't') for x in t] + ([(x, 'd') for x in d] if dis else [])):
+                r = Role(len(roles), 0, dev, node=n, local_rank=l)
+                if not dis: r.target_idx = r.drafter_idx = ti; ti += 1; di += 1
+                elif what == 't': r.target_idx = ti; ti += 1
+                else: r.drafter_idx = di; di += 1
+                roles.append(r)
+        for r in roles: r.world_size, r.n_targets, r.n_drafters = len(roles), ti, di
+        self._roles = roles
     @property
-    def world_size(self): return len(self.target_devices) + (len(self.drafter_devices) if self.kind == 'disaggregated' else 0)
+    def world_size(self): return len(self._roles)
     @property
-    def target_ranks(self): return list(range(len(self.target_devices)))
+    def nnodes(self): return len(self.nodes)
     @property
-    def drafter_ranks(self):
-        T = len(self.target_devices)
-        return list(range(T, T + len(self.drafter_devices))) if self.kind == 'disaggregated' else list(range(T))
-    def role(self, rank:int) -> Role:
-        T, D = len(self.target_devices), len(self.drafter_devices)
-        if self.kind != 'disaggregated': return Role(rank, T, self.target_devices[rank], rank, rank, T, T)
-        if rank < T: return Role(rank, T + D, self.target_devices[rank], rank, None, T, D)
-        return Role(rank, T + D, self.drafter_devices[rank - T], None, rank - T, T, D)
+    def procs_per_node(self): return self.world_size // self.nnodes
+    @property
+    def target_ranks(self): return [r.rank for r in self._roles if r.is_target]
+    @property
+    def drafter_ranks(self): return [r.rank for r in self._roles if r.is_drafter]
+    def role(self, rank:int) -> Role: return replace(self._roles[rank])
+    def target_of(self, i:int) -> int:
+        "Index of the target that captures micro-batch `i`: `i mod T`, or one on its drafter's node when every node has the same split."
+        T, D = len(self.target_ranks), len(self.drafter_ranks)
+        if self.kind != 'disaggregated' or any(len(t) * D != len(d) * T for t, d in self.nodes): return i % T  # one node, or uneven: cross nodes
+        d = i % D; n = self._roles[self.drafter_ranks[d]].node
+        lt = [r.target_idx for r in self._roles if r.node == n and r.is_target]
+        ld = [r.drafter_idx for r in self._roles if r.node == n and r.is_drafter]
+        return lt[((i // D) * len(ld) + ld.index(d)) % len(lt)]
 
 # %% ../nbs/05_layout.ipynb #3b1a50cf
-def resolve_layout(target_devices='auto', drafter_devices='auto', n_cuda=None) -> Layout:
-    "Parse and check the device options into a `Layout`."
-    t = parse_devices(target_devices, n_cuda)
-    d = t if str(drafter_devices).strip() in ('', 'auto') else parse_devices(drafter_devices, n_cuda)
+def _node_specs(spec, nnodes:int, name:str) -> list[str]:
+    parts = str(spec).split('/')
+    if len(parts) == 1: return parts * nnodes
+    if len(parts) != nnodes:
+        raise ConfigError(f"{name} {spec!r} gives {len(parts)} node lists (separated by '/') but --nnodes is {nnodes}: "
+                          "give one list per node, or a single list that every node uses")
+    return parts
+
+def _node_layout(t, d, where=''):
     for name, lst in (('target_devices', t), ('drafter_devices', d)):
         dup = sorted({x for x in lst if x != 'cpu' and lst.count(x) > 1})
-        if dup: raise ConfigError(f"{name}: {dup} listed twice (one process per GPU)")
-    if t == d: return Layout('single' if len(t) == 1 else 'colocated', t, d)
+        if dup: raise ConfigError(f"{name}{where}: {dup} listed twice (one process per GPU)")
+    if t == d: return 'colocated'
     both = sorted(set(t) & set(d) - {'cpu'})
-    if both: raise ConfigError(f"target_devices {','.join(t)} and drafter_devices {','.join(d)} overlap on {both}: "
+    if both: raise ConfigError(f"target_devices {','.join(t)} and drafter_devices {','.join(d)}{where} overlap on {both}: "
                                "in a disaggregated layout each GPU is either a target or a drafter "
                                "(give equal lists for the colocated layout)")
-    return Layout('disaggregated', t, d)
+    return 'disaggregated'
+
+def resolve_layout(target_devices='auto', drafter_devices='auto', n_cuda=None, nnodes:int=1) -> Layout:
+    "Parse and check the device options (node-local; '/' separates the lists of successive nodes) into a `Layout`."
+    if nnodes < 1: raise ConfigError(f"--nnodes {nnodes}: must be >= 1")
+    per = '/' in str(target_devices) + str(drafter_devices)     # one list per node: an empty one means none
+    nodes, kinds = [], set()
+    for n, (ts, ds) in enumerate(zip(_node_specs(target_devices, nnodes, 'target_devices'),
+                                     _node_specs(drafter_devices, nnodes, 'drafter_devices'))):
+        none = lambda s: per and s.strip() in ('', 'none')
+        t = [] if none(ts) else parse_devices(ts, n_cuda)
+        d = [] if none(ds) else t if ds.strip() in ('', 'auto') else parse_devices(ds, n_cuda)
+        if not t and not d: raise ConfigError(f"node {n} has neither a target nor a drafter device")
+        kinds.add(_node_layout(t, d, f' (node {n})' if nnodes > 1 else '')); nodes.append((t, d))
+    if len(kinds) > 1: raise ConfigError("some nodes are colocated (equal target and drafter lists) and some disaggregated: "
+                                         "use one kind on every node")
+    kind = kinds.pop()
+    if kind == 'colocated' and sum(len(t) for t, _ in nodes) == 1: kind = 'single'
+    procs = [len(t) + (len(d) if kind == 'disaggregated' else 0) for t, d in nodes]
+    if len(set(procs)) > 1: raise ConfigError(f"every node must run as many processes (torchrun --nproc-per-node), "
+                                              f"but the nodes' lists give {procs}")
+    for what, k in (('target', 0), ('drafter', 1)):
+        if not any(nd[k] for nd in nodes): raise ConfigError(f"no {what} device on any node: the layout needs at least one")
+    return Layout(kind, [x for t, _ in nodes for x in t], [x for _, d in nodes for x in d], nodes)
 
 # %% ../nbs/05_layout.ipynb #ed654606
 def step_batches(step_in_epoch:int, n_drafters:int, grad_accum:int) -> range:
@@ -95,9 +147,10 @@ def drafter_batches(step_in_epoch, drafter_idx, n_drafters, grad_accum):
     "The micro-batches of one step that drafter rank `drafter_idx` trains on, in order."
     return [i for i in step_batches(step_in_epoch, n_drafters, grad_accum) if i % n_drafters == drafter_idx]
 
-def target_batches(step_in_epoch, target_idx, n_targets, n_drafters, grad_accum):
-    "The micro-batches of one step that target rank `target_idx` captures, in order, with their drafter."
-    return [(i, i % n_drafters) for i in step_batches(step_in_epoch, n_drafters, grad_accum) if i % n_targets == target_idx]
+def target_batches(step_in_epoch, target_idx, n_targets, n_drafters, grad_accum, owner=None):
+    "The micro-batches of one step that target rank `target_idx` captures, in order, with their drafter (`owner(i)`: the target of `i`, default `i mod T`)."
+    owner = owner or (lambda i: i % n_targets)
+    return [(i, i % n_drafters) for i in step_batches(step_in_epoch, n_drafters, grad_accum) if owner(i) == target_idx]
 
 # %% ../nbs/05_layout.ipynb #9dbf41b3
 _DTYPES = [torch.float32, torch.bfloat16, torch.float16]
@@ -181,6 +234,18 @@ def torchrun_cpu(n, *args, timeout=300):
     return subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', str(n), *args],
                           capture_output=True, text=True, env=env, timeout=timeout)
 
+# %% ../nbs/05_layout.ipynb #7d47dc8d
+def torchrun_commands(layout:Layout, argv:list, master_addr:str='', master_port:int=29500, run_id:str='dflash') -> list[list[str]]:
+    "The torchrun command of each node: `--standalone` on one node; c10d rendezvous at `master_addr:master_port` on several."
+    run = [sys.executable, '-m', 'torch.distributed.run']
+    if layout.nnodes == 1: return [run + ['--standalone', '--nproc_per_node', str(layout.world_size), '-m', 'dflash_nb.train', *argv]]
+    if not master_addr: raise ConfigError(f"--nnodes {layout.nnodes}: give --master-addr, the address of a node every node can "
+                                          "reach (the rendezvous runs there, at --master-port)")
+    rid = 'dflash-' + hashlib.sha1(str(run_id).encode()).hexdigest()[:8]
+    return [run + ['--nnodes', str(layout.nnodes), '--nproc_per_node', str(layout.procs_per_node), '--rdzv_backend', 'c10d',
+                   '--rdzv_endpoint', f'{master_addr}:{master_port}', '--rdzv_id', rid, '-m', 'dflash_nb.train', *argv]
+            for _ in range(layout.nnodes)]
+
 # %% ../nbs/05_layout.ipynb #d8516637
 def transport_bandwidth(shape=(4, 2048, 20480), # payload [B, S, F]: e.g. 4 x 2048 tokens x 5 taps of hidden 4096
                         dtype=torch.bfloat16, reps:int=10, inflight:int=2) -> dict|None:
@@ -202,3 +267,223 @@ def transport_bandwidth(shape=(4, 2048, 20480), # payload [B, S, F]: e.g. 4 x 20
     if r == 1: out = dict(bytes=x.numel() * x.element_size() * reps, seconds=dt, gb_s=x.numel() * x.element_size() * reps / dt / 1e9,
                           shape=list(shape), device=str(dev), ok=bool((h == 1).all()))
     return out
+
+# %% ../nbs/05_layout.ipynb #3fba98fd
+@dataclass
+class Rates:
+    "Per-GPU rates for one (target, drafter, length mix): the planner's inputs, measured or given."
+    capture_tok_s: float          # target capture: tokens/s of one GPU doing nothing else
+    drafter_tok_s: float          # drafter training: trained tokens/s of one GPU that never waits for hidden states
+    link_gb_s: float = 300.0      # hidden states / gradients between two GPUs of a node (NVLink p2p)
+    inter_gb_s: float = 50.0      # between nodes, per node (its NICs together; 50 = one 400 Gb/s NIC)
+
+_RATE_KEYS = dict(capture='capture_tok_s', drafter='drafter_tok_s', link='link_gb_s', inter='inter_gb_s')
+
+def parse_rates(spec:str) -> Rates:
+    "Rates from 'capture=28700,drafter=11000[,link=311][,inter=50]' (tokens/s per GPU, GB/s)."
+    kw = {}
+    for item in (s.strip() for s in str(spec).split(',') if s.strip()):
+        k, _, v = item.partition('=')
+        if k.strip() not in _RATE_KEYS: raise ConfigError(f"--plan-rates: unknown rate {k.strip()!r} in {spec!r}; use {', '.join(_RATE_KEYS)}")
+        try: kw[_RATE_KEYS[k.strip()]] = float(v)
+        except ValueError: raise ConfigError(f"--plan-rates: {item!r} is not a number") from None
+    miss = [k for k in ('capture', 'drafter') if _RATE_KEYS[k] not in kw]
+    if miss: raise ConfigError(f"--plan-rates {spec!r}: missing {' and '.join(miss)} (e.g. capture=28700,drafter=11000,link=300)")
+    return Rates(**kw)
+
+# %% ../nbs/05_layout.ipynb #ba811687
+def shape_config(num_layers:int=36, hidden_size:int=4096, intermediate_size:int=12288, num_heads:int=32, num_kv_heads:int=8,
+                 head_dim:int=128, vocab_size:int=151936):
+    "A transformers `Qwen3Config` of the given shape (default Qwen3-8B) for planning, without any weights."
+    from transformers import Qwen3Config
+    return Qwen3Config(num_hidden_layers=num_layers, hidden_size=hidden_size, intermediate_size=intermediate_size,
+                       num_attention_heads=num_heads, num_key_value_heads=num_kv_heads, head_dim=head_dim, vocab_size=vocab_size,
+                       tie_word_embeddings=False)
+
+QWEN3_27B_CLASS = dict(num_layers=64, hidden_size=5120, intermediate_size=17408, num_heads=24, num_kv_heads=4, head_dim=256,
+                       vocab_size=248320)   # performance.md §2.1 (Qwen3.5/3.6-27B dims, every layer full attention)
+
+def _dims(c):
+    c = c.get_text_config() if hasattr(c, 'get_text_config') else c
+    hd = getattr(c, 'head_dim', None) or c.hidden_size // c.num_attention_heads
+    return c, c.hidden_size, c.intermediate_size, c.num_attention_heads * hd, c.num_key_value_heads * hd
+
+def _layer_params(c) -> int:
+    c, H, I, dq, dkv = _dims(c)
+    return 2 * H * dq + 2 * H * dkv + 3 * H * I + 2 * H + 2 * dq // c.num_attention_heads   # + layer norms, q/k norms
+
+def target_params(config) -> int:
+    "Parameters of a decoder-only target: embeddings, layers and an untied LM head."
+    c, H = _dims(config)[:2]
+    return c.num_hidden_layers * _layer_params(c) + 2 * c.vocab_size * H + H
+
+def drafter_params(dcfg) -> int:
+    "Trainable parameters of a DFlash drafter: its layers, `fc` (taps x H -> H) and norms."
+    H = dcfg.hidden_size
+    return dcfg.num_hidden_layers * _layer_params(dcfg) + dcfg.num_taps * H * H + 2 * H
+
+# %% ../nbs/05_layout.ipynb #fd140e28
+def length_mix(lengths, boundaries, max_tokens:int, num_anchors:int=512, block_size:int=16,
+               valid=None, # anchorable positions per sample (loss on a token and the next); default `response_frac` x length
+               pos=None,   # mean anchorable position per sample; default the middle of the answer at the end
+               response_frac:float=0.7, seed:int=0, epoch:int=0,
+               cost=None) -> pd.DataFrame: # a `CostModel` to batch on (as `BucketedBatchSampler(cost=...)`), else token budgets
+    "The micro-batches of one epoch, in plan order, as the trainer forms them: rows, padded length, tokens, anchor slots."
+    from dflash_nb.buckets import BucketedBatchSampler
+    L = np.asarray(lengths, np.int64)
+    v = np.maximum(np.floor(response_frac * L) - 1, 0) if valid is None else np.asarray(valid, np.float64)
+    p = (L - 1 - v / 2) if pos is None else np.asarray(pos, np.float64)
+    rows = []
+    for idx in BucketedBatchSampler(L, boundaries, max_tokens, seed=seed, cost=cost, valid=v).global_batches(epoch):
+        idx = np.asarray(idx); S, k = int(L[idx].max()), np.minimum(num_anchors, v[idx])
+        n = len(idx) + (len(idx) == 1 and 2 * S <= max_tokens)            # no_lone_row adds a no-loss copy
+        N = max(max(1, min(num_anchors, int(v[idx].max()))), -(-256 // block_size))   # pad_anchor_slots
+        rows.append(dict(rows=n, seq_len=S, tokens=int(L[idx].sum()), slots=n * N, anchors=float(k.sum()),
+                         anchor_pos=float((k * p[idx]).sum())))
+    return pd.DataFrame(rows)
+
+def dataset_mix(ds, boundaries, max_tokens:int, num_anchors:int=512, block_size:int=16, seed:int=0, epoch:int=0) -> pd.DataFrame:
+    "`length_mix` of a `TokenizedDataset`, with each sample's anchorable positions counted from its loss mask."
+    L = np.asarray(ds.lengths, np.int64); off = np.asarray(ds.offsets, np.int64)[:len(L)]
+    lm = np.asarray(ds.loss_mask, np.bool_)
+    ok = np.zeros(len(lm), np.bool_); ok[:-1] = lm[:-1] & lm[1:]
+    ok[off + L - 1] = False                                              # the last token pairs with the next sample
+    where = np.arange(len(lm)) - np.repeat(off, L)
+    v = np.add.reduceat(ok.astype(np.int64), off) if len(L) else np.zeros(0)
+    s = np.add.reduceat(np.where(ok, where, 0), off) if len(L) else np.zeros(0)
+    return length_mix(L, boundaries, max_tokens, num_anchors, block_size, valid=v, pos=s / np.maximum(v, 1), seed=seed, epoch=epoch)
+
+# %% ../nbs/05_layout.ipynb #a0c55a8f
+def mix_flops(mix:pd.DataFrame, target_config, layer_ids, dcfg) -> pd.DataFrame:
+    "Per micro-batch: target capture FLOPs, drafter training FLOPs (as `train_step_flops`) and hidden-state bytes."
+    from dflash_nb.targets import capture_flops_per_token
+    c, H, I, dq, dkv = _dims(dcfg)
+    bs, V, Ld = dcfg.block_size, dcfg.vocab_size, dcfg.num_hidden_layers
+    C, T = mix.rows * mix.seq_len, mix.slots * bs
+    pairs = bs * mix.anchor_pos + mix.anchors * bs * bs                   # full attention, bidirectional in the block
+    layers = Ld * (4 * T * H * dq + 6 * T * H * I + 4 * (C + T) * H * dkv) + Ld * 4 * dq * pairs
+    fc, head = 2 * C * dcfg.num_taps * H * H, 2 * mix.slots * (bs - 1) * H * V
+    cap = np.array([capture_flops_per_token(target_config, layer_ids, int(S)) for S in mix.seq_len]) * C
+    return pd.DataFrame(dict(capture=cap, drafter=3 * layers + 2 * fc + 2 * head, tokens=mix.tokens,
+                             hidden_bytes=C * dcfg.num_taps * _dims(target_config)[1] * 2))
+
+# %% ../nbs/05_layout.ipynb #7f731f79
+def memory_gb(mix:pd.DataFrame, target_config, dcfg, ddp:bool=True, inflight:int=2, chunk_blocks:int=128) -> dict:
+    "Modelled peak GB of a target GPU, a drafter GPU and a colocated GPU on the mix's largest micro-batches."
+    c, H, I, dq, dkv = _dims(target_config)
+    P, Pd = target_params(target_config), drafter_params(dcfg)
+    C = (mix.rows * mix.seq_len).max()
+    payload = C * dcfg.num_taps * H * 2
+    capture = C * 2 * (4 * H + dq + 2 * dkv + 3 * I) + payload                 # one layer's transient + the tap buffer
+    _, h, i, _, kv = _dims(dcfg)
+    act = (mix.slots * dcfg.block_size).max() * dcfg.num_hidden_layers * 2 * (9 * h + 3 * i)   # saved per block token
+    act += C * 2 * (dcfg.num_taps * h + h + dcfg.num_hidden_layers * 2 * kv) + chunk_blocks * dcfg.block_size * dcfg.vocab_size * 8
+    static = Pd * (2 + 12 + 2 + (2 if ddp else 0)) + 2 * dcfg.vocab_size * h * 2    # bf16 weights, fp32 master/m/v, grads, DDP buckets; embed + head
+    gb = lambda x: float(x) / 1e9
+    return dict(target=gb(P * 2 + capture + inflight * payload), drafter=gb(static + act + payload),
+                colocated=gb(P * 2 + static + max(capture, act + payload)))
+
+# %% ../nbs/05_layout.ipynb #4bb700a8
+def _simulate(tc, td, nbytes, layout, grad_accum:int, t_ar:float, inflight:int, link:float, inter:float) -> dict:
+    "Replay one epoch's micro-batches through a layout: capture, transport and drafter steps (DDP waits for the slowest)."
+    T, D, A = len(layout.target_ranks), len(layout.drafter_ranks), grad_accum
+    per = D * A; steps = len(tc) // per; n = steps * per
+    if layout.kind != 'disaggregated':                         # every GPU captures then trains each of its micro-batches
+        busy = (tc + td)[:n].reshape(steps, A, D).sum(1)
+        step = busy.max(1) + t_ar
+        return dict(seconds=float(step.sum()), step_s=float(np.median(step)), n=n, capture_s=float(tc[:n].sum()), drafter_s=float(td[:n].sum()), cross_bytes=0.)
+    node = lambda r: layout._roles[r].node
+    tnode = [node(r) for r in layout.target_ranks]; dnode = [node(r) for r in layout.drafter_ranks]
+    senders = {}                                             # cross-node senders per node share its NICs
+    owner = [layout.target_of(i) for i in range(per * max(T, 1))]
+    for i in range(len(owner)):
+        if tnode[owner[i]] != dnode[i % D]: senders.setdefault(tnode[owner[i]], set()).add(owner[i])
+    tfree, dfree, sent = np.zeros(T), np.zeros(D), [[] for _ in range(T)]
+    rdone, cross, ends = np.zeros(n), np.zeros(max(dnode + tnode) + 1), [0.]
+    for i in range(n):
+        if i and i % per == 0:                                 # the step's all-reduce: every drafter waits for the slowest
+            dfree[:] = dfree.max() + t_ar; ends.append(dfree[0])
+        t, d = layout.target_of(i), i % D
+        q = sent[t]
+        start = max(tfree[t], rdone[q[-inflight - 1]] if len(q) > inflight else 0.)   # at most `inflight` unreceived sends
+        tfree[t] = start + tc[i]; q.append(i)
+        far = tnode[t] != dnode[d]
+        bw = inter / len(senders[tnode[t]]) if far else link
+        if far: cross[tnode[t]] += nbytes[i]
+        rdone[i] = max(tfree[t], dfree[d]) + nbytes[i] / (bw * 1e9)
+        dfree[d] = rdone[i] + td[i]
+    ends.append(dfree.max() + t_ar)
+    return dict(seconds=float(ends[-1]), step_s=float(np.median(np.diff(ends))), n=n, capture_s=float(tc[:n].sum()), drafter_s=float(td[:n].sum()),
+                cross_bytes=float(cross.max()))
+
+def split_layout(n_targets:int, n_drafters:int, nnodes:int=1) -> Layout:
+    "The layout a T:D split of `nnodes` equal nodes runs (`n_drafters=0`: colocated on every GPU): the same split on every node when T and D divide evenly, else targets on the first GPUs."
+    G = n_targets + n_drafters; P = G // nnodes
+    if G % nnodes: raise ConfigError(f"{G} GPUs do not split evenly over {nnodes} nodes")
+    gpus = [f'cuda:{i}' for i in range(P)]
+    if n_drafters == 0: return Layout('single' if G == 1 else 'colocated', gpus * nnodes, gpus * nnodes, [(gpus, gpus)] * nnodes)
+    if n_targets % nnodes == 0 and n_drafters % nnodes == 0:
+        t = n_targets // nnodes; nodes = [(gpus[:t], gpus[t:])] * nnodes
+    else: nodes = [([g for j, g in enumerate(gpus) if n * P + j < n_targets], [g for j, g in enumerate(gpus) if n * P + j >= n_targets])
+                   for n in range(nnodes)]
+    return Layout('disaggregated', [x for t, _ in nodes for x in t], [x for _, d in nodes for x in d], nodes)
+
+# %% ../nbs/05_layout.ipynb #ccd0adef
+def plan_layout(rates:Rates, gpus:int=8, nnodes:int=1, target=None, drafter=None, layer_ids=None, mix:pd.DataFrame=None,
+                measured_on:tuple=None, # (target config, drafter config, layer ids) the rates were measured with; default: these
+                grad_accum:int=1, inflight:int=2, gpu_mem_gb:float=141.0, splits=None) -> pd.DataFrame:
+    "Predicted trained tokens/s, busy shares, memory per GPU and bottleneck of every T:D split of `gpus` GPUs and of colocated."
+    from dflash_nb.drafter import DFlashConfig
+    from dflash_nb.buckets import load_reference_lengths
+    def fill(t, d, ids):                       # default: Qwen3-8B shape, the default taps, a 5-layer drafter
+        t = t or shape_config(); d = d or DFlashConfig.from_target(t, num_layers=5, target_layer_ids=ids, mask_token_id=0)
+        return t, d, ids or d.target_layer_ids
+    target, drafter, layer_ids = fill(target, drafter, layer_ids)
+    if mix is None: mix = length_mix(np.minimum(load_reference_lengths()[:3000], 3072), [770, 1216, 1728, 2432, 3073], 8192)
+    f = mix_flops(mix, target, layer_ids, drafter)
+    b = f if measured_on is None else mix_flops(mix, *(lambda t, d, i: (t, i, d))(*fill(*measured_on)))
+    tc = f.capture.values / (rates.capture_tok_s * b.capture.sum() / b.tokens.sum())   # seconds, at the measured FLOP/s
+    td = f.drafter.values / (rates.drafter_tok_s * b.drafter.sum() / b.tokens.sum())
+    grad_bytes = 2 * drafter_params(drafter)
+    rows = []
+    for T in ([0] + list(range(1, gpus)) if splits is None else splits):
+        lay = split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes)
+        D = len(lay.drafter_ranks); Tn = len(lay.target_ranks)
+        dnodes = {lay._roles[r].node for r in lay.drafter_ranks}
+        t_ar = 2 * (D - 1) / D * grad_bytes / ((rates.link_gb_s if len(dnodes) == 1 else rates.inter_gb_s) * 1e9) if D > 1 else 0.
+        s = _simulate(tc, td, f.hidden_bytes.values, lay, grad_accum, t_ar, inflight, rates.link_gb_s, rates.inter_gb_s)
+        mem = memory_gb(mix, target, drafter, ddp=D > 1, inflight=inflight)
+        need = [mem['colocated']] if not T else [mem['target'], mem['drafter']]
+        sec, tok = s['seconds'], float(f.tokens.values[:s['n']].sum())
+        busy = dict(zip(['target capture', 'drafter step', 'transport'],
+                        [s['capture_s'] / Tn / sec, s['drafter_s'] / D / sec,
+                         max(s['cross_bytes'] / (rates.inter_gb_s * 1e9), s['n'] / (D * grad_accum) * t_ar) / sec]))  # hidden states or gradients
+        if not T: busy = {('drafter step' if s['drafter_s'] >= s['capture_s'] else 'target capture'): (s['capture_s'] + s['drafter_s']) / D / sec,
+                          'transport': busy['transport']}
+        fits = max(need) <= gpu_mem_gb
+        rows.append(dict(layout=f'{T}:{gpus - T}' if T else 'colocated', targets=Tn if T else gpus, drafters=D,
+                         tok_s=tok / sec if fits else 0., step_s=s['step_s'],
+                         target_busy=s['capture_s'] / Tn / sec if T else None, drafter_busy=s['drafter_s'] / D / sec,
+                         cross_node_gb_s=s['cross_bytes'] / sec / 1e9,
+                         mem_target_gb=mem['colocated'] if not T else mem['target'], mem_drafter_gb=mem['colocated'] if not T else mem['drafter'],
+                         fits=fits, bottleneck=max(busy, key=busy.get) if fits else 'memory'))
+    df = pd.DataFrame(rows)
+    df.attrs['recommended'] = df.layout[df.tok_s.idxmax()] if (df.tok_s > 0).any() else None
+    return df
+
+# %% ../nbs/05_layout.ipynb #d08ac84a
+def measure_rates(target_path, dcfg, mix:pd.DataFrame, layer_ids, device='cuda:0', link_gb_s:float=300.0, inter_gb_s:float=50.0) -> Rates:
+    "Rates of the GPU at hand: a short capture benchmark and a short timed drafter step, converted to the mix by FLOPs."
+    from dflash_nb.targets import benchmark_capture, capture_flops_per_token
+    from dflash_nb.drafter import benchmark_drafter
+    from dflash_nb.compile import configure_compile
+    from transformers import AutoConfig
+    import tempfile
+    configure_compile(cache_dir=tempfile.mkdtemp(prefix='dflash_plan_'))           # the compile-safety settings, before any compile
+    S = int(np.median(mix.seq_len)); tcfg = AutoConfig.from_pretrained(target_path)
+    cap = benchmark_capture(target_path, device, lengths=(S,), tokens_per_batch=max(8192, S), layer_ids=layer_ids, naive=False, padded=False, iters=3)
+    dr, _ = benchmark_drafter(dcfg, batch_size=1, num_anchors=int(np.median(mix.slots / mix.rows)), seq_len=S, device=device,
+                              backends=('flex',), steps=3, warmup=2, search=(), profile=False)
+    f = mix_flops(mix, tcfg, layer_ids, dcfg)
+    return Rates(capture_tok_s=float(cap.capture_TFLOPs[0]) * 1e12 / (f.capture.sum() / f.tokens.sum()),
+                 drafter_tok_s=float(dr.tflops[0]) * 1e12 / (f.drafter.sum() / f.tokens.sum()), link_gb_s=link_gb_s, inter_gb_s=inter_gb_s)

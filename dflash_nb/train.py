@@ -15,11 +15,11 @@ import torch.distributed as dist
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at',
            'save_checkpoint', 'find_checkpoint', 'load_checkpoint', 'StopFlag', 'MasterAdamW', 'MetricsLog',
            'read_metrics', 'prepare_config', 'Trainer', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'main',
-           'threading_main']
+           'threading_main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import (ConfigError, Layout, Role, StopRequested, Transport, drafter_batches, parse_devices,
-                              resolve_layout, target_batches, torchrun_cpu)
+                              resolve_layout, target_batches, torchrun_cpu, torchrun_commands)
 
 # %% ../nbs/06_train.ipynb #e6506dc1
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
@@ -35,6 +35,9 @@ class TrainConfig:
     # layout
     target_devices: str = _opt('auto', "devices holding a target, e.g. '0,1,2,3,4', 'cuda:0', 'cpu' ('auto': every GPU, else cpu)")
     drafter_devices: str = _opt('auto', "devices holding a drafter replica, e.g. '5,6,7' ('auto' or equal to target_devices: colocated)")
+    nnodes: int = _opt(1, "nodes (machines) of the run; device lists are node-local: one list for every node, or one per node separated by '/'")
+    master_addr: str = _opt('', "with --nnodes > 1: address of the node that hosts torchrun's c10d rendezvous (reachable from every node)")
+    master_port: int = _opt(29500, "with --nnodes > 1: port of the rendezvous on --master-addr")
     # drafter
     draft_layers: int = _opt(5, "number of drafter decoder layers")
     block_size: int = _opt(16, "tokens per draft block (anchor + block_size-1 masked slots)")
@@ -76,6 +79,9 @@ class TrainConfig:
     small: str = _opt('auto', "'auto': small settings on a CPU-only run, and the 10-minute demo recipe for --target demo on a GPU; 'on' (small anywhere); 'off'")
     time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after); warm-up and cosine follow the clock (0 = none)")
     peak_tflops: float = _opt(790.0, "accelerator bf16 peak for MFU (790 = measured H200)")
+    plan: bool = _opt(False, "print the split planner's table (trained tokens/s of every target:drafter split and colocated) for this run's target, drafter, data and GPUs, and exit")
+    plan_rates: str = _opt('', "per-GPU rates for --plan, e.g. 'capture=28700,drafter=10300,link=311,inter=50' (tokens/s, GB/s); '' = measure them on this GPU")
+    plan_gpus: int = _opt(0, "GPUs in all for --plan (0 = this machine's GPUs x --nnodes, or 8 per node without a GPU)")
     config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
 
 # %% ../nbs/06_train.ipynb #a04db1bc
@@ -258,7 +264,8 @@ def read_metrics(path) -> list[dict]:
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
 
 # %% ../nbs/06_train.ipynb #52d103af
-def _all_cpu(cfg): return all(d == 'cpu' for d in parse_devices(cfg.target_devices) + parse_devices(cfg.drafter_devices))
+def _all_cpu(cfg): return all(d == 'cpu' for spec in (cfg.target_devices, cfg.drafter_devices) for part in str(spec).split('/')
+                              if part.strip() not in ('', 'none') for d in parse_devices(part))
 
 def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     "Resolve 'auto' options and the CPU profile (never overriding explicitly given options); check values."
@@ -285,7 +292,7 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
               (cfg.resume in ('auto', 'none') or Path(cfg.resume).exists(), 'resume', "is neither auto, none nor an existing folder")]
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
-    resolve_layout(cfg.target_devices, cfg.drafter_devices)  # device errors surface here
+    resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)  # device errors surface here
     return cfg
 
 # %% ../nbs/06_train.ipynb #0b0c7814
@@ -302,12 +309,15 @@ class Trainer:
     "One rank of a training run: its role, data plan, target and/or drafter, and the loop."
     def __init__(self, cfg:TrainConfig, given=frozenset(), stop:StopFlag=None):
         self.cfg, self.stop = prepare_config(cfg, given), stop or StopFlag()
-        self.layout = resolve_layout(self.cfg.target_devices, self.cfg.drafter_devices)
+        self.layout = resolve_layout(self.cfg.target_devices, self.cfg.drafter_devices, nnodes=self.cfg.nnodes)
         self.rank, self.world = _env_int('RANK', 0), _env_int('WORLD_SIZE', 1)
         if self.world != self.layout.world_size:
             raise ConfigError(f"the {self.layout.kind} layout (targets {self.layout.target_devices}, drafters "
                               f"{self.layout.drafter_devices}) needs {self.layout.world_size} processes, but WORLD_SIZE={self.world}: "
                               f"run `dflash_nb_train` without torchrun to have it launched, or torchrun --nproc_per_node {self.layout.world_size}")
+        if _env_int('LOCAL_WORLD_SIZE', self.layout.procs_per_node) != self.layout.procs_per_node:
+            raise ConfigError(f"the layout runs {self.layout.procs_per_node} processes on each of {self.layout.nnodes} node(s), but this "
+                              f"node's torchrun started {_env_int('LOCAL_WORLD_SIZE', 0)} (--nproc-per-node)")
         self.role = self.layout.role(self.rank)
         self.device = torch.device(self.role.device)
         self.dtype = torch.bfloat16 if self.cfg.precision == 'bf16' else torch.float32
@@ -551,13 +561,13 @@ def _hidden_for(self:Trainer, b:dict, i:int):
         if self.device.type == 'cuda': torch.cuda.current_stream().synchronize()
         self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
         return h
-    return self.transport.recv(b['uid'], src=self.layout.target_ranks[i % self.layout_T])
+    return self.transport.recv(b['uid'], src=self.layout.target_ranks[self.layout.target_of(i)])
 Trainer.hidden_for = _hidden_for
 
 def _target_step(self:Trainer, epoch:int, k:int):
     "A pure target rank: capture and send this step's micro-batches it owns."
     c = self.cfg
-    for i, d in target_batches(k, self.role.target_idx, self.layout_T, self.layout_D, c.grad_accum):
+    for i, d in target_batches(k, self.role.target_idx, self.layout_T, self.layout_D, c.grad_accum, self.layout.target_of):
         b = self.collate(epoch, i)
         t0 = time.perf_counter()
         h = self.target.capture(b['input_ids'], b['attention_mask'])
@@ -751,14 +761,15 @@ def _finish(self:Trainer, step:int):
     if self.layout.kind != 'disaggregated': tau = self.evaluate(step, final=True)
     else:
         self.barrier()
-        if self.rank == 0 and self.heldout():
+        first = self.layout.target_ranks[0]                          # rank 0, unless node 0 holds only drafters
+        if self.rank == first and self.heldout():
             from dflash_nb.drafter import DFlashDrafter
             d = DFlashDrafter.from_pretrained(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
             tau, r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
             _say(f"step {step}: tau = {tau:.2f} on {len(self.heldout())} held-out prompts (final drafter, measured on target rank 0)")
             (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'tau': tau}))
         got = [(tau, getattr(self, 'speedup', None))]
-        dist.broadcast_object_list(got, src=0); tau, self.speedup = got[0]    # the leader writes them in summary.json
+        dist.broadcast_object_list(got, src=first); tau, self.speedup = got[0]    # the leader writes them in summary.json
     if self.role.is_leader:
         if self.best is None: self.drafter.save_pretrained(self.run_dir / 'export' / 'best'); self.best = dict(step=step, tau=tau)
         m = self.last_metrics or {}
@@ -837,11 +848,13 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         cfg, given = parse_args(argv)
-        layout = resolve_layout(cfg.target_devices, cfg.drafter_devices)
+        layout = resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)
+        if cfg.plan: return plan_main(cfg, given)
         if layout.world_size > 1 and 'WORLD_SIZE' not in os.environ:
-            cmd = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', str(layout.world_size),
-                   '-m', 'dflash_nb.train', *argv]
-            _say(f"launching {layout.world_size} processes ({layout.kind}: targets {layout.target_devices}, drafters "
+            cmds = torchrun_commands(layout, argv, cfg.master_addr, cfg.master_port, cfg.run_dir)
+            for n, c in enumerate(cmds if layout.nnodes > 1 else []): _say(f"node {n} of {layout.nnodes} runs: {' '.join(c)}")
+            cmd = cmds[0]
+            _say(f"launching {layout.procs_per_node} processes on this node, {layout.world_size} in all ({layout.kind}: targets {layout.target_devices}, drafters "
                  f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
             child = subprocess.Popen(cmd)
             while True:
@@ -856,6 +869,49 @@ def main(argv=None) -> int:
 def threading_main() -> bool:
     import threading
     return threading.current_thread() is threading.main_thread()
+
+# %% ../nbs/06_train.ipynb #fcdaee2d
+def _device_flags(lay) -> str:
+    "The --target-devices/--drafter-devices of a planned layout (one list per node when the nodes differ)."
+    ids = lambda ds: ','.join(d.split(':')[-1] for d in ds)
+    t, d = ('/'.join(ids(x[k]) for x in lay.nodes) if len({str(n) for n in lay.nodes}) > 1 else ids(lay.nodes[0][k]) for k in (0, 1))
+    return f"--target-devices {t or '/'} --drafter-devices {d or '/'}" + (f" --nnodes {lay.nnodes}" if lay.nnodes > 1 else '')
+
+def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
+    "`dflash_nb_train --plan`: the planner's table for this run's target, drafter, data and GPU count; rates given or measured here."
+    from transformers import AutoConfig
+    from dflash_nb.buckets import derive_boundaries
+    from dflash_nb.data import build_dataset
+    from dflash_nb.drafter import DFlashConfig
+    from dflash_nb.layout import plan_layout, parse_rates, dataset_mix, measure_rates, split_layout
+    from dflash_nb.targets import demo_target, load_tokenizer
+    c = dataclasses.replace(cfg, **{k: v for k, v in _profile(cfg, cpu=False).items() if k not in given})   # the GPU run's settings
+    rates = parse_rates(c.plan_rates) if c.plan_rates else None
+    if rates is None and not torch.cuda.is_available():
+        raise ConfigError("--plan: no GPU here to measure the rates on: give them, per GPU, with --plan-rates "
+                          "capture=TOKENS_S,drafter=TOKENS_S[,link=GB_S,inter=GB_S] (H200, Qwen3-8B shape: capture=28700,drafter=10300,link=311)")
+    path = demo_target() if c.target == 'demo' else Path(c.target)
+    tok, tcfg = load_tokenizer(path), AutoConfig.from_pretrained(path)
+    ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
+    dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
+                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+    files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
+    if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")
+    ds = build_dataset(files, tok, c.max_length, cache_dir=Path(c.run_dir) / 'data_cache', progress=False)
+    bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else [int(x) for x in c.boundaries.split(',')]
+    bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
+    mix = dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
+    rates = rates or measure_rates(path, dcfg, mix, dcfg.target_layer_ids)
+    gpus = c.plan_gpus or (torch.cuda.device_count() or 8) * c.nnodes
+    df = plan_layout(rates, gpus=gpus, nnodes=c.nnodes, target=tcfg, drafter=dcfg, layer_ids=dcfg.target_layer_ids, mix=mix,
+                     grad_accum=c.grad_accum, inflight=c.inflight)
+    _say(f"Split plan: {gpus} GPU(s) on {c.nnodes} node(s); {len(mix)} micro-batches of {mix.tokens.mean():,.0f} tokens on average; {rates}")
+    _say(df.to_string(index=False, float_format=lambda x: f'{x:,.2f}' if abs(x) < 100 else f'{x:,.0f}'))
+    best = df.attrs['recommended']
+    if best is None: _say("no layout fits in GPU memory: lower --max-tokens or --num-anchors"); return 0
+    T = 0 if best == 'colocated' else int(best.split(':')[0])
+    _say(f"recommended: {best} ({_device_flags(split_layout(T, gpus - T, c.nnodes) if T else split_layout(gpus, 0, c.nnodes))})")
+    return 0
 
 # %% ../nbs/06_train.ipynb #930719cd
 if __name__ == '__main__' and '__file__' in globals(): sys.exit(main())
