@@ -4,7 +4,8 @@
 
 # %% ../nbs/05_layout.ipynb #e9ca12d9
 from __future__ import annotations
-import hashlib, os, subprocess, sys, time
+import datetime, hashlib, os, signal, socket, subprocess, sys, threading, time
+from pathlib import Path
 from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
@@ -13,9 +14,10 @@ import torch.distributed as dist
 
 # %% auto #0
 __all__ = ['QWEN3_27B_CLASS', 'ConfigError', 'parse_devices', 'Role', 'Layout', 'resolve_layout', 'step_batches',
-           'drafter_batches', 'target_batches', 'StopRequested', 'Transport', 'torchrun_cpu', 'torchrun_commands',
-           'transport_bandwidth', 'Rates', 'parse_rates', 'shape_config', 'target_params', 'drafter_params',
-           'length_mix', 'dataset_mix', 'mix_flops', 'memory_gb', 'split_layout', 'plan_layout', 'measure_rates']
+           'drafter_batches', 'target_batches', 'StopRequested', 'Transport', 'torchrun_cpu', 'torchrun_workers',
+           'torchrun_commands', 'PeerLost', 'Peers', 'job_store', 'transport_bandwidth', 'Rates', 'parse_rates',
+           'shape_config', 'target_params', 'drafter_params', 'length_mix', 'dataset_mix', 'mix_flops', 'memory_gb',
+           'split_layout', 'plan_layout', 'measure_rates']
 
 # %% ../nbs/05_layout.ipynb #ed701ac9
 class ConfigError(ValueError):
@@ -93,6 +95,12 @@ class Layout:
         lt = [r.target_idx for r in self._roles if r.node == n and r.is_target]
         ld = [r.drafter_idx for r in self._roles if r.node == n and r.is_drafter]
         return lt[((i // D) * len(ld) + ld.index(d)) % len(lt)]
+    def describe(self, rank:int) -> str:
+        "How messages name a rank: 'rank 0 (target 0, cuda:0)'."
+        r = self.role(rank)
+        what = f'target {r.target_idx}' if not r.is_drafter else f'drafter {r.drafter_idx}' if not r.is_target else \
+               f'target + drafter {r.drafter_idx}' if self.kind == 'colocated' else 'target + drafter'
+        return f"rank {rank} ({what}, {r.device})"
 
 # %% ../nbs/05_layout.ipynb #3b1a50cf
 def _node_specs(spec, nnodes:int, name:str) -> list[str]:
@@ -160,9 +168,9 @@ class StopRequested(Exception):
 
 class Transport:
     "Point-to-point hidden-state transport with a shape header, bounded run-ahead and timeouts."
-    def __init__(self, group=None, device='cpu', inflight:int=2, timeout_s:float=600., should_stop=lambda: False):
+    def __init__(self, group=None, device='cpu', inflight:int=2, timeout_s:float=600., should_stop=lambda: False, check=None):
         self.group, self.device, self.inflight, self.timeout_s = group, torch.device(device), inflight, timeout_s
-        self.should_stop, self.pending, self.wait_s = should_stop, [], 0.
+        self.should_stop, self.check, self.pending, self.wait_s = should_stop, check or (lambda: None), [], 0.
         self.sent_bytes = self.recv_bytes = 0   # payload bytes, for the transport rate of a run
 
     def _wait(self, work, what):
@@ -174,6 +182,7 @@ class Transport:
                 raise RuntimeError(f"failed waiting for {what}: {e}") from None
             self.wait_s += time.perf_counter() - t0; return
         while not work.is_completed():
+            self.check()
             if self.should_stop(): raise StopRequested(what)
             if time.perf_counter() - t0 > self.timeout_s:
                 raise TimeoutError(f"waited {self.timeout_s:.0f} s for {what}: is that rank still alive? "
@@ -191,18 +200,22 @@ class Transport:
 
     def _finish_oldest(self):
         w1, w2, header, _, dst = self.pending.pop(0)
-        self._wait(w1, f"rank {dst} to receive the header of micro-batch {int(header[0])}")
-        self._wait(w2, f"rank {dst} to receive micro-batch {int(header[0])}")
+        what = 'the end marker' if int(header[0]) < 0 else f'micro-batch {int(header[0])}'
+        self._wait(w1, f"rank {dst} to receive the header of {what}")
+        if w2 is not None: self._wait(w2, f"rank {dst} to receive {what}")
 
     def flush(self):
         "Wait until every send has been received."
         while self.pending: self._finish_oldest()
 
+    def _header(self, src, what):
+        header = torch.empty(5, dtype=torch.int64, device=self.device)
+        self._wait(dist.irecv(header, src, group=self.group), f"the header of {what} from target rank {src}")
+        return header.tolist()
+
     def recv(self, batch_idx:int, src:int) -> torch.Tensor:
         "Receive the hidden states of micro-batch `batch_idx` from global rank `src`."
-        header = torch.empty(5, dtype=torch.int64, device=self.device)
-        self._wait(dist.irecv(header, src, group=self.group), f"the header of micro-batch {batch_idx} from target rank {src}")
-        idx, B, S, F, code = header.tolist()
+        idx, B, S, F, code = self._header(src, f"micro-batch {batch_idx}")
         if idx != batch_idx:
             raise RuntimeError(f"transport out of order: expected micro-batch {batch_idx} from rank {src}, got {idx} "
                                "(ranks disagree on the plan: same data, seed and options on every rank?)")
@@ -211,20 +224,35 @@ class Transport:
         self.recv_bytes += hidden.numel() * hidden.element_size()
         return hidden
 
+    def end(self, dst:int):
+        "Tell rank `dst` that this stream ends here (a header with index -1)."
+        header = torch.tensor([-1, 0, 0, 0, 0], dtype=torch.int64, device=self.device)
+        self.pending.append((dist.isend(header, dst, group=self.group), None, header, None, dst))
+
+    def drain(self, src:int) -> int:
+        "Receive and drop what rank `src` sent beyond the last step, up to its end marker; return how many batches."
+        n = 0
+        while (h := self._header(src, "a batch to drop or the end marker"))[0] >= 0:
+            self._wait(dist.irecv(torch.empty(*h[1:4], dtype=_DTYPES[h[4]], device=self.device), src, group=self.group),
+                       f"micro-batch {h[0]} (dropped) from target rank {src}")
+            n += 1
+        return n
+
 # %% ../nbs/05_layout.ipynb #0319c810
 def _transport_selfcheck():
-    "Run under torchrun (gloo): rank 0 sends 6 micro-batches, ranks 1..W-1 receive and check them."
+    "Run under torchrun (gloo): rank 0 sends 6 micro-batches, ranks 1..W-1 receive 2 each and drain the rest."
     dist.init_process_group('gloo')
     r, w = dist.get_rank(), dist.get_world_size()
     tr = Transport(dist.new_group(list(range(w))), 'cpu', inflight=2, timeout_s=60)
     if r == 0:
         for i in range(6): tr.send(torch.full((2, 3 + i, 4), float(i), dtype=_DTYPES[i % 3]), i, 1 + i % (w - 1))
+        for d in range(1, w): tr.end(d)
         tr.flush()
     else:
-        for i in range(r - 1, 6, w - 1):
+        for i in list(range(r - 1, 6, w - 1))[:2]:
             h = tr.recv(i, 0)
             assert h.shape == (2, 3 + i, 4) and h.dtype == _DTYPES[i % 3] and bool((h == i).all()), f"bad micro-batch {i}"
-        print(f"rank {r}: received {len(range(r - 1, 6, w - 1))} micro-batches in order")
+        print(f"rank {r}: received 2 micro-batches in order, dropped {tr.drain(0)}")
     dist.destroy_process_group()
 
 # %% ../nbs/05_layout.ipynb #3ca8dffa
@@ -233,6 +261,19 @@ def torchrun_cpu(n, *args, timeout=300):
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     return subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', str(n), *args],
                           capture_output=True, text=True, env=env, timeout=timeout)
+
+# %% ../nbs/05_layout.ipynb #0c0fd19a
+def torchrun_workers(pid:int) -> dict:
+    "`{rank: pid}` of the worker processes that a local torchrun (process `pid`) has started (Linux /proc)."
+    out = {}
+    for t in Path(f'/proc/{pid}/task').glob('*'):
+        try: kids = (t / 'children').read_text().split()
+        except OSError: continue
+        for k in kids:
+            try: env = dict(kv.split('=', 1) for kv in Path(f'/proc/{k}/environ').read_text().split('\0') if '=' in kv)
+            except OSError: continue
+            if 'RANK' in env and 'TORCHELASTIC_RUN_ID' in env: out[int(env['RANK'])] = int(k)
+    return out
 
 # %% ../nbs/05_layout.ipynb #7d47dc8d
 def torchrun_commands(layout:Layout, argv:list, master_addr:str='', master_port:int=29500, run_id:str='dflash') -> list[list[str]]:
@@ -245,6 +286,131 @@ def torchrun_commands(layout:Layout, argv:list, master_addr:str='', master_port:
     return [run + ['--nnodes', str(layout.nnodes), '--nproc_per_node', str(layout.procs_per_node), '--rdzv_backend', 'c10d',
                    '--rdzv_endpoint', f'{master_addr}:{master_port}', '--rdzv_id', rid, '-m', 'dflash_nb.train', *argv]
             for _ in range(layout.nnodes)]
+
+# %% ../nbs/05_layout.ipynb #cc05d4b0
+class PeerLost(RuntimeError):
+    "Another rank of the job died, failed or cannot be reached: the message names it."
+
+_PROC = Path('/proc/self/stat').exists()
+
+def _proc_start(pid:int):
+    "Start time of local process `pid` (guards against a reused pid), or None when it is gone or a zombie."
+    try: st = Path(f'/proc/{pid}/stat').read_text()
+    except OSError: return None
+    f = st[st.rindex(')') + 2:].split()
+    return None if f[0] in ('Z', 'X') else f[19]
+
+# %% ../nbs/05_layout.ipynb #6927d60f
+class Peers:
+    "Side channel over the job's key-value store: stop requests, the step all ranks stop at, and whether each rank lives."
+    def __init__(self, store, rank:int, world:int, describe=lambda r: f'rank {r}', interval:float=0.5,
+                 dead_after_s:float=120., on_lost=None):
+        self.store, self.rank, self.world, self.describe = store, rank, world, describe
+        self.interval, self.dead_after_s, self.on_lost = interval, dead_after_s, on_lost or self.exit_lost
+        self.lost, self.host, self.lock = None, socket.gethostname(), threading.RLock()
+        self.procs, self.beats, self.done = {}, {}, set()
+        self.closed, self.reported = threading.Event(), threading.Event()
+
+    def _get(self, key):
+        with self.lock: return self.store.get(key).decode() if self.store.check([key]) else None
+
+    def start(self):
+        "Register this process, then beat and watch the other ranks from a thread."
+        with self.lock: self.store.set(f'proc/{self.rank}', f'{self.host} {os.getpid()} {_proc_start(os.getpid())}')
+        threading.Thread(target=self._watch, daemon=True, name='dflash-peers').start()
+        return self
+
+# %% ../nbs/05_layout.ipynb #17cd5484
+def _request_stop(self:Peers, why:str):
+    "Ask every rank to stop (the first request wins)."
+    with self.lock: self.store.compare_set('stop/request', '', f'{self.rank} {why}')
+
+def _pair(v): return None if v is None else (int(v.split(' ', 1)[0]), v.split(' ', 1)[1])
+
+def _stop_request(self:Peers):
+    "`(rank, why)` of the first stop request, or None."
+    return _pair(self._get('stop/request'))
+
+def _set_stop_at(self:Peers, step:int, why:str):
+    "The drafters' leader: every rank stops after `step` optimizer steps, for `why` ('end', 'time' or a signal name)."
+    with self.lock: self.store.set('stop/at', f'{step} {why}')
+
+def _stop_at(self:Peers):
+    "`(step, why)` once the drafters have left their loop, else None."
+    return _pair(self._get('stop/at'))
+
+Peers.request_stop, Peers.stop_request, Peers.set_stop_at, Peers.stop_at = _request_stop, _stop_request, _set_stop_at, _stop_at
+
+# %% ../nbs/05_layout.ipynb #9d1be160
+def _check(self:Peers) -> str|None:
+    "A message naming the first rank found dead, failed or silent (kept in `lost`), or None."
+    if self.lost: return self.lost
+    try:
+        with self.lock: msg = self._find_lost()
+    except Exception as e:
+        msg = f"the job's key-value store cannot be reached ({type(e).__name__}: {e}): the launcher (torchrun) is gone"
+    if msg:
+        self.lost = msg
+        try:
+            with self.lock: self.store.compare_set('lost', '', msg)   # every rank reports the first loss seen
+        except Exception: pass
+    return self.lost
+
+def _find_lost(self:Peers):
+    s = self.store
+    if s.check(['lost']): return s.get('lost').decode()
+    for r in range(self.world):
+        if r == self.rank or r in self.done: continue
+        if s.check([f'done/{r}']): self.done.add(r); continue
+        if s.check([f'fail/{r}']): return f"{self.describe(r)} failed: {s.get(f'fail/{r}').decode()}"
+        if r not in self.procs and s.check([f'proc/{r}']): self.procs[r] = s.get(f'proc/{r}').decode().split()
+        host, pid, start = self.procs.get(r, (None, '0', None))
+        if host == self.host and _PROC and _proc_start(int(pid)) != start:
+            return f"{self.describe(r)} died (its process {pid} is gone)"
+        n, now = s.add(f'hb/{r}', 0), time.monotonic()
+        if self.beats.get(r, (None,))[0] != n: self.beats[r] = (n, now)
+        elif host not in (None, self.host) and now - self.beats[r][1] > self.dead_after_s:
+            return f"{self.describe(r)} stopped responding (no heartbeat for {now - self.beats[r][1]:.0f} s)"
+
+Peers.check, Peers._find_lost = _check, _find_lost
+
+# %% ../nbs/05_layout.ipynb #9d4271cf
+def _watch(self:Peers):
+    while not self.closed.wait(self.interval):
+        try:
+            with self.lock: self.store.add(f'hb/{self.rank}', 1)
+        except Exception: pass
+        if (msg := self.check()): return self.on_lost(msg)
+
+def _message(self:Peers, msg:str) -> str:
+    return f"{self.describe(self.rank)}: {msg}: stopping (resume from the last checkpoint with --resume auto)"
+
+def _raise_if_lost(self:Peers):
+    "In the main thread: raise `PeerLost` if a peer was lost."
+    if self.lost: self.reported.set(); raise PeerLost(self.message(self.lost))
+
+def _exit_lost(self:Peers, msg:str, grace_s:float=3.):
+    "The watcher's reaction: the main thread gets `grace_s` to report it; if it is stuck in a collective, print and exit."
+    if not self.reported.wait(grace_s):
+        print(f"dflash_nb_train: error: {self.message(msg)}", file=sys.stderr, flush=True); os._exit(1)
+    if not self.closed.wait(30.): os._exit(1)             # reported, but stuck on the way out
+
+def _close(self:Peers, ok:bool=True, reason:str=''):
+    "This rank ends (cleanly, or failed with `reason`): the others must not take it for dead. Stops the watcher."
+    try:
+        with self.lock: self.store.set(f'done/{self.rank}' if ok else f'fail/{self.rank}', reason or 'ok')
+    except Exception: pass
+    self.closed.set()
+
+Peers._watch, Peers.message, Peers.raise_if_lost, Peers.exit_lost, Peers.close = _watch, _message, _raise_if_lost, _exit_lost, _close
+
+# %% ../nbs/05_layout.ipynb #aea6af63
+def job_store(timeout_s:float=60.):
+    "A client of the job's key-value store (torchrun's, at MASTER_ADDR:MASTER_PORT), with a key prefix of this run attempt."
+    store = dist.TCPStore(os.environ['MASTER_ADDR'], int(os.environ['MASTER_PORT']), is_master=False,
+                          timeout=datetime.timedelta(seconds=timeout_s))
+    run = f"{os.environ.get('TORCHELASTIC_RUN_ID', 'run')}/{os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}"
+    return dist.PrefixStore(f'dflash/{run}/', store)
 
 # %% ../nbs/05_layout.ipynb #d8516637
 def transport_bandwidth(shape=(4, 2048, 20480), # payload [B, S, F]: e.g. 4 x 2048 tokens x 5 taps of hidden 4096

@@ -18,8 +18,8 @@ __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_a
            'threading_main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
-from .layout import (ConfigError, Layout, Role, StopRequested, Transport, drafter_batches, parse_devices,
-                              resolve_layout, target_batches, torchrun_cpu, torchrun_commands)
+from .layout import (ConfigError, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches,
+                              job_store, parse_devices, resolve_layout, target_batches, torchrun_cpu, torchrun_commands, torchrun_workers)
 
 # %% ../nbs/06_train.ipynb #e6506dc1
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
@@ -188,12 +188,16 @@ def load_checkpoint(path):
 
 # %% ../nbs/06_train.ipynb #1062e79e
 class StopFlag:
-    "Turns SIGTERM/SIGINT into a flag the training loop polls; a second signal exits immediately."
-    def __init__(self): self.signal, self.time = None, None
+    "Turns SIGTERM/SIGINT into a flag the training loop polls; a second signal (a second or more later) exits at once."
+    def __init__(self): self.signal, self.time, self.peers = None, None, None
     def __bool__(self): return self.signal is not None
     def since(self) -> float: return 0. if self.time is None else time.time() - self.time
     def _handle(self, signum, frame):
-        if self.signal is not None: os._exit(128 + signum)
+        p = self.peers
+        if p is not None and not p.reported.is_set() and p.check(): p.exit_lost(p.lost, grace_s=0)  # torchrun's teardown
+        if self.signal is not None:
+            if time.time() - self.time < 1.0: return       # the same stop, relayed
+            os._exit(128 + signum)
         self.signal, self.time = signum, time.time()
         print(f"\n[dflash_nb] received {signal.Signals(signum).name}: finishing the step, saving and stopping "
               "(send again to exit at once)", file=sys.stderr, flush=True)
@@ -308,7 +312,8 @@ def _say(*a, **kw): print(*a, **kw, flush=True)
 class Trainer:
     "One rank of a training run: its role, data plan, target and/or drafter, and the loop."
     def __init__(self, cfg:TrainConfig, given=frozenset(), stop:StopFlag=None):
-        self.cfg, self.stop = prepare_config(cfg, given), stop or StopFlag()
+        self.cfg = prepare_config(cfg, given)
+        self.stop = stop if stop is not None else StopFlag()     # (`stop or ...` dropped a flag not yet set: it is falsy)
         self.layout = resolve_layout(self.cfg.target_devices, self.cfg.drafter_devices, nnodes=self.cfg.nnodes)
         self.rank, self.world = _env_int('RANK', 0), _env_int('WORLD_SIZE', 1)
         if self.world != self.layout.world_size:
@@ -324,7 +329,7 @@ class Trainer:
         self.run_dir = Path(self.cfg.run_dir)
         self.is_main = self.rank == (self.layout.drafter_ranks[0])  # the leader prints the run's story
         self.target = self.drafter = self.model = self.opt = self.transport = None
-        self.drafter_group = self.p2p_group = None
+        self.drafter_group = self.p2p_group = self.peers = self.stopped = None
 
     def say(self, *a):
         if self.is_main: _say(*a)
@@ -338,6 +343,7 @@ def _init_dist(self:Trainer):
     dist.init_process_group(backend, timeout=datetime.timedelta(minutes=self.cfg.timeout_min))
     self.drafter_group = dist.new_group(self.layout.drafter_ranks) if self.layout.kind == 'disaggregated' else None
     self.p2p_group = dist.new_group(list(range(self.world))) if self.layout.kind == 'disaggregated' else None
+    self.peers = self.stop.peers = Peers(job_store(), self.rank, self.world, describe=self.layout.describe).start()
 Trainer.init_dist = _init_dist
 
 def _barrier(self:Trainer):
@@ -485,11 +491,8 @@ def _setup_models(self:Trainer):
         _say(f"Target {self.role.target_idx} on {self.device}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB")
     if self.layout.kind == 'disaggregated':
         dev = self.device if self.device.type == 'cuda' else 'cpu'
-        # targets give up a send as soon as a stop was asked (their drafters may be gone); drafters give targets 10 s
-        # to deliver what is in flight, so that drafter ranks stop together at a step boundary
-        grace = 0. if not self.role.is_drafter else 10.
-        self.transport = Transport(self.p2p_group, dev, c.inflight, c.timeout_min * 60,
-                                   should_stop=lambda: bool(self.stop) and self.stop.since() > grace)
+        # a stop never abandons a transfer (`end_streams`); waits end early only when a peer is lost
+        self.transport = Transport(self.p2p_group, dev, c.inflight, c.timeout_min * 60, check=self.peers.raise_if_lost)
     self.barrier()
 Trainer.setup_models = _setup_models
 
@@ -630,13 +633,26 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
 Trainer.drafter_step = _drafter_step
 
 # %% ../nbs/06_train.ipynb #1308d150
-def _agree_stop(self:Trainer) -> bool:
-    "True when any drafter rank was asked to stop (all drafter ranks agree, so none is left in a collective)."
-    flag = bool(self.stop) or (self.deadline is not None and time.time() > self.deadline)
-    if self.role.is_drafter and self.layout_D > 1:
-        t = torch.tensor([float(flag)], device=self.device); dist.all_reduce(t, group=self.drafter_group); flag = bool(t.item())
-    return flag
-Trainer.agree_stop = _agree_stop
+def _local_stop(self:Trainer):
+    "Why this rank wants to stop: the name of the signal it got, 'time' past the time limit, or None."
+    if self.stop: return signal.Signals(self.stop.signal).name
+    if self.deadline is not None and time.time() > self.deadline: return 'time'
+
+def _agree_stop(self:Trainer):
+    "Why to stop at this step boundary (a signal's name, 'time') or None: asked here or by any rank, and all drafter ranks agree."
+    why, p = self.local_stop(), self.peers
+    if p is not None:
+        p.raise_if_lost()
+        if why: p.request_stop(why)
+        elif (req := p.stop_request()): why = req[1]
+    if self.role.is_drafter and self.layout_D > 1:         # agree, so that no drafter is left in a collective
+        t = torch.tensor([0. if not why else 1. if why == 'time' else 2.], device=self.device)
+        dist.all_reduce(t, dist.ReduceOp.MAX, group=self.drafter_group)
+        code = int(t.item())
+        if code < 2: why = [None, 'time'][code]
+        elif why in (None, 'time'): why = req[1] if (req := p.stop_request()) and req[1] != 'time' else 'signal'
+    return why
+Trainer.agree_stop, Trainer.local_stop = _agree_stop, _local_stop
 
 def _progress(self:Trainer) -> float:
     "Fraction of the time budget spent (from the end of the first step); drafter ranks agree (the largest)."
@@ -652,13 +668,13 @@ def _pace(durations) -> float:
     return sum(d) / len(d)
 
 def _fit_to_time(self:Trainer, step:int):
-    "Set `total_steps` (all ranks agree) to the steps that fit in the time left at the recent pace; never past the plan."
+    "Set `total_steps` (drafter ranks agree) to the steps that fit in the time left at the recent pace; never past the plan."
     c = self.cfg
     est = torch.tensor([float(self.planned_steps)], dtype=torch.float64, device=self.device if self.device.type == 'cuda' else 'cpu')
     if self.role.is_leader and self.durations:
         left = self.deadline - time.time()
         est[0] = min(self.planned_steps, step + max(0, int(left / _pace(self.durations))))
-    if self.world > 1: dist.all_reduce(est, op=dist.ReduceOp.MIN)
+    if self.layout_D > 1: dist.all_reduce(est, op=dist.ReduceOp.MIN, group=self.drafter_group)
     new, old = int(est.item()), self.total_steps
     if new != old:
         if abs(new - old) > 0.05 * old: self.say(f"time limit {c.time_limit_min:g} min: about {new} steps (planned {self.planned_steps})")
@@ -685,11 +701,16 @@ def _loop(self:Trainer, start:int):
                disable=not self.role.is_leader, mininterval=1.0)
     try:
         while True:
+            if not self.role.is_drafter:                    # a pure target produces until the drafters' stop step
+                if (why := self.local_stop()): self.peers.request_stop(why)
+                self.peers.raise_if_lost()
+                if step >= self.total_steps or ((at := self.peers.stop_at()) and step >= at[0]): break
+                self.target_step(*self.locate(step)); step += 1; continue
             if c.time_limit_min and step > start + 1 and ((step - start) % 25 == 10 or step >= self.total_steps):
-                if step < self.planned_steps: self.fit_to_time(step); bar.total = self.total_steps   # same steps on all ranks
-            if step >= self.total_steps or self.agree_stop(): break
+                if step < self.planned_steps: self.fit_to_time(step); bar.total = self.total_steps   # same steps on all drafter ranks
+            if step >= self.total_steps: break
+            if (why := self.agree_stop()): self.stopped = why; break
             epoch, k = self.locate(step)
-            if not self.role.is_drafter: self.target_step(epoch, k); step += 1; continue
             m = self.drafter_step(step, epoch, k)
             step += 1
             now = time.time(); self.durations.append(now - t_prev); t_prev = now
@@ -700,11 +721,23 @@ def _loop(self:Trainer, start:int):
             if c.eval_every and step % c.eval_every == 0 and step < self.total_steps: self.evaluate(step)
     except StopRequested: pass
     finally: bar.close()
-    if self.transport is not None and not self.role.is_drafter:
-        try: self.transport.flush()
-        except StopRequested: pass
+    self.end_streams(step)
     return step
 Trainer.loop = _loop
+
+# %% ../nbs/06_train.ipynb #c599ff59
+def _end_streams(self:Trainer, step:int):
+    "Disaggregated: targets end their streams, drafters drop what was sent beyond `step`; targets learn why the run stopped."
+    if self.transport is None: return
+    if self.role.is_drafter:
+        if self.role.is_leader: self.peers.set_stop_at(step, self.stopped or 'end')
+        dropped = sum(self.transport.drain(t) for t in self.layout.target_ranks)
+        if dropped: self.say(f"dropped {dropped} micro-batch(es) the targets had sent beyond step {step}")
+    else:
+        for d in self.layout.drafter_ranks: self.transport.end(d)
+        self.transport.flush()
+        self.stopped = self.peers.stop_at()[1]               # posted before the drafters drained: there by now
+Trainer.end_streams = _end_streams
 
 # %% ../nbs/06_train.ipynb #607234ee
 def _heldout(self:Trainer):
@@ -829,18 +862,32 @@ def _run(self:Trainer) -> dict:
             self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', c.tensorboard)
         if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
         t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
-        if self.stop:
+        if self.stopped not in (None, 'end', 'time'):       # a signal, here or on another rank
             if self.role.is_drafter and self.last_saved != step: self.save(step)
-            self.say(f"stopped by {signal.Signals(self.stop.signal).name} after step {step}: resume with --resume auto")
+            req = self.peers.stop_request() if self.peers is not None else None
+            self.say(f"stopped by {self.stopped}{f' (sent to {self.layout.describe(req[0])})' if req else ''} "
+                     f"after step {step}: resume with --resume auto")
         else: self.finish(step)
         self.write_rank_stats(step)
         if self.role.is_leader: self.metrics.close()
         return self.summary
+    except Exception as e:
+        if self.peers is not None and not isinstance(e, PeerLost): self.report_failure(e)
+        raise
     finally:
+        if self.peers is not None and not self.peers.closed.is_set(): self.peers.close()
         if self.world > 1 and dist.is_initialized():
             try: dist.destroy_process_group()
             except Exception: pass
 Trainer.run = _run
+
+def _report_failure(self:Trainer, e:Exception):
+    "A rank failed: if a peer was lost first, say that (`PeerLost`); otherwise post this rank's error for the others."
+    t0 = time.time()
+    while not self.peers.check() and isinstance(e, RuntimeError) and time.time() - t0 < 3: time.sleep(0.1)  # a peer going down
+    if self.peers.lost: self.peers.reported.set(); raise PeerLost(self.peers.message(self.peers.lost)) from None
+    self.peers.close(ok=False, reason=f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:300]}")
+Trainer.report_failure = _report_failure
 
 # %% ../nbs/06_train.ipynb #6f76476f
 def main(argv=None) -> int:
@@ -856,15 +903,26 @@ def main(argv=None) -> int:
             cmd = cmds[0]
             _say(f"launching {layout.procs_per_node} processes on this node, {layout.world_size} in all ({layout.kind}: targets {layout.target_devices}, drafters "
                  f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
-            child = subprocess.Popen(cmd)
-            while True:
-                try: return child.wait()
-                except KeyboardInterrupt: pass  # Ctrl-C reached the workers too: they save and stop; wait for them
+            return _launch(cmd)
         stop = StopFlag().install() if threading_main() else StopFlag()
         Trainer(cfg, given, stop).run()
         return 0
     except ConfigError as e:
         print(f"dflash_nb_train: error: {e}", file=sys.stderr); return 2
+    except PeerLost as e:
+        print(f"dflash_nb_train: error: {e}", file=sys.stderr); return 1
+
+def _launch(cmd) -> int:
+    "Run torchrun in a session of its own: SIGTERM/SIGINT to this process reach each worker once (Ctrl-C no longer twice)."
+    child = subprocess.Popen(cmd, start_new_session=True)
+    def forward(signum, frame):
+        for pid in (torchrun_workers(child.pid).values() or [child.pid]):
+            try: os.kill(pid, signum)
+            except ProcessLookupError: pass
+    old = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)} if threading_main() else {}
+    try: return child.wait()
+    finally:
+        for s, h in old.items(): signal.signal(s, h)
 
 def threading_main() -> bool:
     import threading
