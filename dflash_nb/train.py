@@ -507,19 +507,24 @@ def _refuse_other_run(path, saved:dict, now:dict):
                                 "--resume none (the earlier run moves to previous-<time>/) or another --run-dir")
 
 # %% ../nbs/06_train.ipynb #df9876d6
+def _check_given(cfg:TrainConfig, target_path) -> tuple:
+    "Cheap checks of the data, held-out and target files, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
+    from dflash_nb.targets import _causal_config, load_tokenizer
+    files = [_resolve_data_path(f.strip()) for f in cfg.data.split(',') if f.strip()]
+    if not files or (missing := [str(f) for f in files if not f.exists()]):
+        raise ConfigError(f"--data {cfg.data!r}: {missing if files else 'no file given'} not found")
+    if cfg.heldout and not _resolve_data_path(cfg.heldout).exists():
+        raise ConfigError(f"--heldout {cfg.heldout}: not found (--heldout '' trains without measuring tau)")
+    if cfg.resume not in ('auto', 'none') and (why := checkpoint_problem(cfg.resume)):
+        raise ConfigError(f"--resume {cfg.resume}: cannot resume from it: {why}")
+    folder, tcfg = _causal_config(target_path); _target_files(folder)
+    tok = load_tokenizer(target_path)
+    tc = tcfg.get_text_config()
+    return files, tcfg, tok, _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok)
+
 def _check_inputs(self:Trainer):
     "Cheap checks of every input before tokenizing or loading a model; choose the checkpoint to resume and compare its run."
-    from dflash_nb.targets import _causal_config, load_tokenizer
-    c = self.cfg
-    self.files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
-    if not self.files or (missing := [str(f) for f in self.files if not f.exists()]):
-        raise ConfigError(f"--data {c.data!r}: {missing if self.files else 'no file given'} not found")
-    if c.heldout and not _resolve_data_path(c.heldout).exists():
-        raise ConfigError(f"--heldout {c.heldout}: not found (--heldout '' trains without measuring tau)")
-    folder, self.tcfg = _causal_config(self.target_path); _target_files(folder)
-    self.tokenizer = load_tokenizer(self.target_path)
-    tc = self.tcfg.get_text_config()
-    self.taps, self.mask_id = _taps(c, tc.num_hidden_layers), _mask_id(c, tc.vocab_size, self.tokenizer)
+    self.files, self.tcfg, self.tokenizer, self.taps, self.mask_id = _check_given(self.cfg, self.target_path)
     self.identity = self.identity_of('model')
     self.pick_checkpoint()
 Trainer.check_inputs = _check_inputs
@@ -532,9 +537,7 @@ def _pick_checkpoint(self:Trainer):
         for p in clean_leftovers(self.run_dir): self.say(f"removed {p.name}, left by a save that was killed")
     if c.resume == 'none': return
     if c.resume == 'auto': path = find_checkpoint(self.run_dir, warn=self.say)
-    else:
-        path = Path(c.resume)
-        if why := checkpoint_problem(path): raise ConfigError(f"--resume {c.resume}: cannot resume from it: {why}")
+    else: path = Path(c.resume)                                       # checked in `_check_given`
     if path is None: return
     self.ckpt, self.ckpt_meta = path, checkpoint_meta(path)
     _refuse_other_run(path, self.ckpt_meta['identity'], self.identity)
@@ -1058,6 +1061,7 @@ def main(argv=None) -> int:
         cfg, given = parse_args(argv); debug = cfg.debug
         layout = resolve_layout(cfg.target_devices, cfg.drafter_devices)
         if layout.world_size > 1 and 'WORLD_SIZE' not in os.environ:
+            _check_before_launch(cfg, given)       # bad input: one line here, not once per launched process
             cmd = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', str(layout.world_size),
                    '-m', 'dflash_nb.train', *argv]
             _say(f"launching {layout.world_size} processes ({layout.kind}: targets {layout.target_devices}, drafters "
@@ -1072,6 +1076,12 @@ def main(argv=None) -> int:
     except _user_errors() as e:
         if debug: import traceback; traceback.print_exc()
         print(f"dflash_nb_train: error: {_how_out(e)}", file=sys.stderr); return 2
+
+def _check_before_launch(cfg, given):
+    "The cheap checks of `Trainer.check_inputs` (options, run folder, files, target, taps, mask token), in the launching process."
+    from dflash_nb.targets import demo_target
+    cfg = prepare_config(cfg, given); _check_run_dir(Path(cfg.run_dir))
+    _check_given(cfg, demo_target() if cfg.target == 'demo' else Path(cfg.target))
 
 def _user_errors():
     "Errors in what a user gave: shown as one line (exit code 2), with the traceback only under --debug."
