@@ -1078,10 +1078,16 @@ def main(argv=None) -> int:
         print(f"dflash_nb_train: error: {_how_out(e)}", file=sys.stderr); return 2
 
 def _check_before_launch(cfg, given):
-    "The cheap checks of `Trainer.check_inputs` (options, run folder, files, target, taps, mask token), in the launching process."
+    "The cheap checks of `Trainer.check_inputs` (options, run folder, files, target, taps, mask, the checkpoint's run), in the launching process."
+    from types import SimpleNamespace
     from dflash_nb.targets import demo_target
     cfg = prepare_config(cfg, given); _check_run_dir(Path(cfg.run_dir))
-    _check_given(cfg, demo_target() if cfg.target == 'demo' else Path(cfg.target))
+    target = demo_target() if cfg.target == 'demo' else Path(cfg.target)
+    files, tcfg, tok, taps, mask = _check_given(cfg, target)
+    path = {'auto': lambda: find_checkpoint(cfg.run_dir), 'none': lambda: None}.get(cfg.resume, lambda: Path(cfg.resume))()
+    if path is not None:
+        now = _identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target), 'model')
+        _refuse_other_run(path, checkpoint_meta(path)['identity'], now)
 
 def _user_errors():
     "Errors in what a user gave: shown as one line (exit code 2), with the traceback only under --debug."
