@@ -87,8 +87,16 @@ class DataError(ValueError):
 ROLE_ALIASES = {'user': 'user', 'human': 'user', 'assistant': 'assistant', 'gpt': 'assistant', 'chatgpt': 'assistant',
                 'bard': 'assistant', 'bing': 'assistant', 'model': 'assistant', 'system': 'system'}
 
+def _part_problem(p):
+    "Why content part `p` is not a text part (None if it is one)."
+    if not isinstance(p, dict): return f"a {type(p).__name__}, not a {{'type': 'text', 'text': ...}} object"
+    if p.get('type') != 'text': return f"of type {p.get('type')!r}: only text parts can be trained on"
+    return None if isinstance(p.get('text'), str) else f"a text part whose 'text' is {type(p.get('text')).__name__}, not a string"
+
 def _content(v, i):
-    if isinstance(v, list) and all(isinstance(p, dict) and p.get('type') == 'text' and isinstance(p.get('text'), str) for p in v):
+    if isinstance(v, list):
+        for j, p in enumerate(v):
+            if (why := _part_problem(p)) is not None: raise DataError(f"turn {i}: content part {j} is {why}", 'non-text part')
         v = ''.join(p['text'] for p in v)
     if not isinstance(v, str): raise DataError(f"turn {i}: content must be a string or a list of text parts, got {type(v).__name__}", 'bad type')
     if not v.strip(): raise DataError(f"turn {i}: content is empty", 'empty content')
@@ -197,11 +205,13 @@ class LoadReport:
     dropped: Counter = field(default_factory=Counter)  # tokenization stage, by reason
     truncated: int = 0                                  # kept, but cut to max_length
     examples: dict = field(default_factory=dict)        # reason -> first message
+    first: list = field(default_factory=list)           # `file:line: reason` of the first few records left out
 
     def count(self, e:DataError, stage='skipped'):
         "Count `e` under its reason in `stage` ('skipped' or 'dropped'); keep the first message as an example."
         getattr(self, stage)[e.reason] += 1
         self.examples.setdefault(e.reason, str(e))
+        if len(self.first) < 5 and e.path is not None: self.first.append(f"{e.path}:{e.line}: {e.reason}")
 
     def summary(self)->str:
         "A readable account: counts, then one example per reason."
@@ -209,7 +219,8 @@ class LoadReport:
         for stage in ('skipped', 'dropped'):
             c = getattr(self, stage)
             if c: lines.append(f"  {stage} {sum(c.values()):,}: " + ', '.join(f"{r} {n:,}" for r, n in c.most_common()))
-        return '\n'.join(lines + [f"    e.g. {m}" for m in self.examples.values()])
+        return '\n'.join(lines + [f"    e.g. {m}" for m in self.examples.values()]\
+                         + (["  first left out: " + '; '.join(self.first)] if self.first else []))
     __repr__ = summary
 
     def to_dict(self): return {k: dict(v) if isinstance(v, Counter) else v for k, v in self.__dict__.items()}

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_train.ipynb #37dc0753
 from __future__ import annotations
-import argparse, dataclasses, datetime, json, math, os, signal, shutil, subprocess, sys, time
+import argparse, dataclasses, datetime, json, math, os, re, signal, shutil, subprocess, sys, time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 import numpy as np
@@ -13,8 +13,9 @@ import torch.distributed as dist
 
 # %% auto #0
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at',
-           'save_checkpoint', 'find_checkpoint', 'load_checkpoint', 'StopFlag', 'MasterAdamW', 'MetricsLog',
-           'read_metrics', 'prepare_config', 'Trainer', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'main',
+           'save_checkpoint', 'checkpoint_problem', 'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'StopFlag',
+           'MasterAdamW', 'MetricsLog', 'read_metrics', 'prepare_config', 'Trainer', 'weights_fingerprint',
+           'data_fingerprint', 'checkpoint_meta', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'main',
            'threading_main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
@@ -54,6 +55,7 @@ class TrainConfig:
     num_buckets: int = _opt(5, "buckets when boundaries='auto'")
     max_tokens: int = _opt(16384, "token budget of one micro-batch (batch size x longest sample)")
     grad_accum: int = _opt(1, "micro-batches per drafter rank per optimizer step")
+    on_bad_record: str = _opt('error', "a bad data record: 'error' stops at it (file:line), 'skip' leaves it out and reports it (run_dir/data_report.json)")
     # optimisation
     lr: float = _opt(6e-4, "peak learning rate (AdamW)")
     warmup_ratio: float = _opt(0.04, "fraction of steps of linear warm-up before the cosine decay")
@@ -83,6 +85,7 @@ class TrainConfig:
     plan_rates: str = _opt('', "per-GPU rates for --plan, e.g. 'capture=28700,drafter=10300,link=311,inter=50' (tokens/s, GB/s); '' = measure them on this GPU")
     plan_gpus: int = _opt(0, "GPUs in all for --plan (0 = this machine's GPUs x --nnodes, or 8 per node without a GPU)")
     config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
+    debug: bool = _opt(False, "on an error, print the full traceback (otherwise one line)")
 
 # %% ../nbs/06_train.ipynb #a04db1bc
 CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=2048, epochs=1, max_steps=40,
@@ -123,6 +126,17 @@ def _read_config_file(path):
     return d
 
 # %% ../nbs/06_train.ipynb #b1b41e54
+def _coerce(name:str, typ:str, v):
+    "Option `name`'s value `v` as `typ`, strictly: a quoted 'false' is no bool, 2.5 is no int, a YAML `no` is no string."
+    if isinstance(v, (list, tuple)) and typ == 'str': v = ','.join(map(str, v))
+    if typ == 'float' and isinstance(v, str) and re.fullmatch(r'\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*', v): v = float(v)  # YAML 1.1 reads 3e-4 as a string
+    num = isinstance(v, (int, float)) and not isinstance(v, bool)
+    ok = {'bool': isinstance(v, bool), 'int': num and isinstance(v, int), 'float': num, 'str': num or isinstance(v, str)}[typ]
+    if not ok:
+        want = {'bool': 'true or false, unquoted', 'int': 'a whole number', 'float': 'a number', 'str': 'text (quote it)'}[typ]
+        raise ConfigError(f"option {name}: {v!r} ({type(v).__name__}) is not {want}")
+    return {'int': int, 'float': float, 'bool': bool, 'str': str}[typ](v)
+
 def parse_args(argv=None):
     "Parse flags (and `--config` file) into `(TrainConfig, set of explicitly given option names)`."
     ns = vars(_parser().parse_args(argv))
@@ -131,11 +145,8 @@ def parse_args(argv=None):
     cfg = TrainConfig()
     for f in fields(TrainConfig):
         if f.name not in vals: continue
-        v = vals[f.name]
-        if isinstance(v, (list, tuple)): v = ','.join(map(str, v))
-        try: v = {'int': int, 'float': float, 'bool': bool}.get(f.type, str)(v)
-        except (TypeError, ValueError): raise ConfigError(f"option {f.name}: cannot use {v!r} as {f.type}") from None
-        setattr(cfg, f.name, v)
+        try: setattr(cfg, f.name, _coerce(f.name, f.type, vals[f.name]))
+        except ConfigError as e: raise ConfigError(str(e) if f.name in ns else f"--config {ns['config']}: {e}") from None
     return cfg, set(vals)
 
 # %% ../nbs/06_train.ipynb #edfc61a7
@@ -153,14 +164,15 @@ def lr_factor_at(progress:float, warmup_ratio:float=0.04) -> float:
     return 0.5 * (1 + math.cos(math.pi * (p - warmup_ratio) / max(1e-9, 1 - warmup_ratio)))
 
 # %% ../nbs/06_train.ipynb #b6098cd0
-def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2) -> Path:
-    "Atomically write checkpoint `step` (safetensors `tensors`, torch-saved `objects`) and point `latest` at it."
+def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, meta:dict=None) -> Path:
+    "Atomically write checkpoint `step` (safetensors `tensors`, torch-saved `objects`, small JSON `meta`) and point `latest` at it."
     from safetensors.torch import save_file
     root = Path(run_dir) / 'checkpoints'; root.mkdir(parents=True, exist_ok=True)
     final, tmp = root / f'step_{step:07d}', root / f'.tmp-step_{step:07d}-{os.getpid()}'
     shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir()
     save_file({k: v.detach().float().cpu().contiguous() for k, v in tensors.items()}, tmp / 'drafter.safetensors')
     torch.save(objects, tmp / 'state.pt')
+    if meta is not None: (tmp / 'meta.json').write_text(json.dumps(meta, indent=1))
     (tmp / 'COMPLETE').write_text(json.dumps({'step': step, 'time': time.time()}))
     if final.exists(): shutil.rmtree(final)
     os.replace(tmp, final)
@@ -170,14 +182,34 @@ def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2) -
     return final
 
 # %% ../nbs/06_train.ipynb #e1460ff7
-def find_checkpoint(run_dir):
-    "The newest complete checkpoint folder in `run_dir`, or None."
-    root = Path(run_dir) / 'checkpoints'
-    if (root / 'latest').exists():
-        p = root / (root / 'latest').read_text().strip()
-        if (p / 'COMPLETE').exists(): return p
-    done = sorted(p for p in root.glob('step_*') if (p / 'COMPLETE').exists())
-    return done[-1] if done else None
+def _safetensors_header(path) -> tuple[bytes, int]:
+    "`(header bytes, file size the header promises)` of a safetensors file."
+    with open(path, 'rb') as f:
+        n = int.from_bytes(f.read(8), 'little'); raw = f.read(n) if 0 < n < 1 << 30 else b''
+    if not raw or len(raw) != n: raise ValueError(f"{Path(path).name}: truncated or not a safetensors file")
+    ends = [v['data_offsets'][1] for k, v in json.loads(raw).items() if k != '__metadata__']
+    return raw, 8 + n + max(ends, default=0)
+
+def checkpoint_problem(path) -> str|None:
+    "Why checkpoint folder `path` cannot be resumed from, or None. Cheap: marker, sizes, headers; no tensor is read."
+    import zipfile
+    path = Path(path)
+    if not path.is_dir(): return "not a folder"
+    if not (path / 'COMPLETE').exists(): return "no COMPLETE marker: not a finished checkpoint"
+    try:
+        f = path / 'drafter.safetensors'; want = _safetensors_header(f)[1]
+        if f.stat().st_size != want: return f"drafter.safetensors has {f.stat().st_size:,} bytes, its header promises {want:,}: truncated"
+        with zipfile.ZipFile(path / 'state.pt') as z: z.infolist()     # a cut zip loses its directory at the end
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e: return f"{type(e).__name__}: {e}"
+    return None
+
+# %% ../nbs/06_train.ipynb #017d13b3
+def find_checkpoint(run_dir, warn=None):
+    "The newest complete, readable checkpoint folder in `run_dir`, or None; damaged ones are skipped (named to `warn`)."
+    for p in sorted((Path(run_dir) / 'checkpoints').glob('step_*'), reverse=True):
+        if (why := checkpoint_problem(p)) is None: return p
+        if warn is not None: warn(f"warning: checkpoint {p} is damaged ({why}): skipped for the newest complete one")
+    return None
 
 def load_checkpoint(path):
     "Read a checkpoint folder back: `(tensors, objects)`."
@@ -185,6 +217,13 @@ def load_checkpoint(path):
     path = Path(path)
     if not (path / 'COMPLETE').exists(): raise FileNotFoundError(f"{path} is not a complete checkpoint (no COMPLETE marker)")
     return load_file(path / 'drafter.safetensors'), torch.load(path / 'state.pt', weights_only=False)
+
+def clean_leftovers(run_dir) -> list:
+    "Remove what killed saves left in `run_dir/checkpoints` (`.tmp-step_*` folders, `.latest.tmp`); return the removed paths."
+    root = Path(run_dir) / 'checkpoints'
+    gone = sorted(root.glob('.tmp-step_*')) + ([root / '.latest.tmp'] if (root / '.latest.tmp').exists() else [])
+    for p in gone: shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    return gone
 
 # %% ../nbs/06_train.ipynb #1062e79e
 class StopFlag:
@@ -271,6 +310,15 @@ def read_metrics(path) -> list[dict]:
 def _all_cpu(cfg): return all(d == 'cpu' for spec in (cfg.target_devices, cfg.drafter_devices) for part in str(spec).split('/')
                               if part.strip() not in ('', 'none') for d in parse_devices(part))
 
+def _layer_ids(s:str) -> list[int]|None:
+    "`--target-layer-ids` as ints (None when empty); a repeated or unsorted id is an error."
+    if not s.strip(): return None
+    try: ids = [int(x) for x in s.split(',')]
+    except ValueError: raise ConfigError(f"--target-layer-ids {s!r}: use comma-separated layer numbers, e.g. '1,9,17,25,33'") from None
+    if any(b <= a for a, b in zip(ids, ids[1:])):
+        raise ConfigError(f"--target-layer-ids {s!r}: ids must be increasing, without repeats (one tap per layer, shallow to deep)")
+    return ids
+
 def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     "Resolve 'auto' options and the CPU profile (never overriding explicitly given options); check values."
     cfg = dataclasses.replace(cfg)
@@ -293,9 +341,13 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
               (cfg.lr > 0, 'lr', "must be > 0"), (0 <= cfg.warmup_ratio < 1, 'warmup_ratio', "must be in [0, 1)"),
               (cfg.epochs >= 1, 'epochs', "must be >= 1"), (cfg.max_steps >= 0, 'max_steps', "must be >= 0"),
               (cfg.save_every >= 1, 'save_every', "must be >= 1"), (cfg.inflight >= 1, 'inflight', "must be >= 1"),
-              (cfg.resume in ('auto', 'none') or Path(cfg.resume).exists(), 'resume', "is neither auto, none nor an existing folder")]
+              (cfg.resume in ('auto', 'none') or Path(cfg.resume).exists(), 'resume', "is neither auto, none nor an existing folder"),
+              (cfg.on_bad_record in ('error', 'skip'), 'on_bad_record', "use error or skip"),
+              (cfg.num_taps >= 0, 'num_taps', "must be >= 0 (0: one per drafter layer)"),
+              (cfg.mask_token_id >= -1, 'mask_token_id', "must be a token id (or -1 to choose one)")]
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
+    _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
     resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)  # device errors surface here
     return cfg
 
@@ -358,6 +410,155 @@ def _first_then_rest(self:Trainer, fn):
     return out
 Trainer.first_then_rest = _first_then_rest
 
+# %% ../nbs/06_train.ipynb #d001f4ef
+def _check_run_dir(d:Path):
+    "The run folder exists (it is created) and is writable; else a `ConfigError`."
+    if d.exists() and not d.is_dir(): raise ConfigError(f"--run-dir {d}: exists and is not a folder; choose another --run-dir")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        probe = d / f'.write-test-{os.getpid()}'; probe.write_text('ok'); probe.unlink()
+    except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
+Trainer.check_run_dir = lambda self: _check_run_dir(self.run_dir)
+
+# %% ../nbs/06_train.ipynb #2a43a0c0
+def _target_files(p:Path):
+    "A target folder holds weights (every shard its index names) and tokenizer files; else a `TargetError` naming what is missing."
+    from dflash_nb.targets import TargetError
+    idx = p / 'model.safetensors.index.json'
+    if idx.is_file():
+        try: shards = sorted(set(json.loads(idx.read_text())['weight_map'].values()))
+        except (ValueError, KeyError, AttributeError) as e: raise TargetError(f"{idx}: not a readable safetensors index ({e})") from None
+        if missing := [s for s in shards if not (p / s).is_file()]:
+            raise TargetError(f"{p}: {missing[:3]} named in model.safetensors.index.json {'is' if len(missing) == 1 else 'are'} missing")
+    elif not any(p.glob('*.safetensors')): raise TargetError(f"{p} has no safetensors weights (model.safetensors or model.safetensors.index.json)")
+    if not any((p / f).is_file() for f in ('tokenizer.json', 'tokenizer.model', 'vocab.json')):
+        raise TargetError(f"{p} has no tokenizer (tokenizer.json, tokenizer.model or vocab.json)")
+
+# %% ../nbs/06_train.ipynb #03fd55b6
+def _taps(cfg:TrainConfig, n_layers:int) -> list[int]:
+    "The tapped layers: `--target-layer-ids`, else the reference rule for `--num-taps` (or one per drafter layer), checked against the target."
+    from dflash_nb.targets import build_target_layer_ids
+    ids = _layer_ids(cfg.target_layer_ids)
+    if ids is None:
+        n = cfg.num_taps or cfg.draft_layers
+        what = f"--num-taps {n}" if cfg.num_taps else f"one tap per drafter layer (--draft-layers {n})"
+        if n > n_layers: raise ConfigError(f"{what}: the target has only {n_layers} decoder layers; lower it or give --target-layer-ids")
+        ids = build_target_layer_ids(n_layers, n)
+        if len(set(ids)) < len(ids):
+            raise ConfigError(f"{what} on a {n_layers}-layer target taps layers {ids}, some twice; use fewer taps or --target-layer-ids")
+    if bad := [i for i in ids if not 0 <= i < n_layers]:
+        raise ConfigError(f"--target-layer-ids {cfg.target_layer_ids}: {bad} not in the target, which has {n_layers} decoder layers (0..{n_layers - 1})")
+    return ids
+
+def _mask_id(cfg:TrainConfig, vocab:int, tokenizer) -> int:
+    "The mask token: `--mask-token-id`, checked against the target's vocabulary, else chosen (`resolve_mask_token_id`)."
+    from dflash_nb.drafter import resolve_mask_token_id
+    if cfg.mask_token_id >= vocab:
+        raise ConfigError(f"--mask-token-id {cfg.mask_token_id}: the target's vocabulary has {vocab} rows (ids 0..{vocab - 1})")
+    try: return resolve_mask_token_id(vocab, tokenizer, None if cfg.mask_token_id < 0 else cfg.mask_token_id)
+    except ValueError as e: raise ConfigError(f"--mask-token-id: {e}") from None
+
+# %% ../nbs/06_train.ipynb #0f853e6e
+def weights_fingerprint(folder) -> str:
+    "Identity of a model folder's safetensors weights, cheap: each file's name, size, header and 16 samples of 4 KiB spread over it."
+    import hashlib
+    h = hashlib.sha256()
+    for f in sorted(Path(folder).glob('*.safetensors')):
+        raw, _ = _safetensors_header(f); size = f.stat().st_size
+        h.update(f"{f.name}:{size}".encode()); h.update(raw)
+        with open(f, 'rb') as fh:
+            for k in range(16): fh.seek(8 + len(raw) + (size - 8 - len(raw)) * k // 16); h.update(fh.read(4096))
+    return h.hexdigest()[:16]
+
+def _config_fingerprint(folder) -> str:
+    import hashlib
+    d = json.loads((Path(folder) / 'config.json').read_text())
+    for k in ('_name_or_path', 'transformers_version'): d.pop(k, None)
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+# %% ../nbs/06_train.ipynb #eff22b69
+def data_fingerprint(ds) -> str:
+    "sha256 of a tokenized dataset's content (lengths, token ids, loss masks); computed once, kept in its folder."
+    import hashlib
+    f = Path(ds.folder) / 'content.sha256'
+    if f.exists(): return f.read_text().strip()
+    h = hashlib.sha256()
+    for a in (ds.lengths, ds.tokens, ds.loss_mask): h.update(np.ascontiguousarray(a).data)
+    fp = h.hexdigest()[:16]
+    try: tmp = f.with_name(f'.content.sha256.{os.getpid()}'); tmp.write_text(fp); os.replace(tmp, f)
+    except OSError: pass                                             # a read-only cache: computed again next time
+    return fp
+
+# %% ../nbs/06_train.ipynb #b88476a8
+def _identity(self:Trainer, stage:str) -> dict:
+    "What defines this run: `stage` 'model' (known before loading anything) or 'data' (after tokenizing)."
+    from dflash_nb.data import tokenizer_fingerprint
+    c = self.cfg
+    if stage == 'data':
+        return {'data': data_fingerprint(self.ds), 'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens,
+                'boundaries': [int(b) for b in self.boundaries], 'micro_per_step': self.layout_D * c.grad_accum}
+    tc = self.tcfg.get_text_config()
+    return {'drafter.layers': c.draft_layers, 'drafter.block_size': c.block_size, 'drafter.taps': list(self.taps),
+            'drafter.mask_token_id': self.mask_id, 'target.model_type': tc.model_type, 'target.layers': tc.num_hidden_layers,
+            'target.hidden_size': tc.hidden_size, 'target.vocab_size': tc.vocab_size,
+            'target.config': _config_fingerprint(self.target_path), 'target.weights': weights_fingerprint(self.target_path),
+            'tokenizer+chat_template': tokenizer_fingerprint(self.tokenizer)[:16]}
+Trainer.identity_of = _identity
+
+# %% ../nbs/06_train.ipynb #eb66c4bf
+def checkpoint_meta(path) -> dict:
+    "A checkpoint's `meta.json` (step, planned and total steps, identity, config); older checkpoints: the same from `state.pt`."
+    path = Path(path)
+    if (path / 'meta.json').exists(): return json.loads((path / 'meta.json').read_text())
+    o = torch.load(path / 'state.pt', weights_only=False, mmap=True)
+    c = o['cfg']
+    return dict(step=o['step'], total_steps=o['total_steps'], planned_steps=o['total_steps'], cfg=c,
+                identity={'drafter.layers': c['draft_layers'], 'drafter.block_size': c['block_size'], 'max_length': c['max_length'],
+                          'seed': c['seed'], 'max_tokens': c['max_tokens'], 'micro_per_step': o['micro_per_step']})
+
+def _refuse_other_run(path, saved:dict, now:dict):
+    "A `ConfigError` with one line per field of the run's identity that differs between checkpoint `path` and now."
+    lines = [f"  {k}: saved {saved[k]}, now {now[k]}" for k in now if k in saved and saved[k] != now[k]]
+    if lines: raise ConfigError(f"checkpoint {path} belongs to another run:\n" + '\n'.join(lines) + "\n  to start over, use "
+                                "--resume none (the earlier run moves to previous-<time>/) or another --run-dir")
+
+# %% ../nbs/06_train.ipynb #df9876d6
+def _check_given(cfg:TrainConfig, target_path) -> tuple:
+    "Cheap checks of the data, held-out and target files, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
+    from dflash_nb.targets import _causal_config, load_tokenizer
+    files = [_resolve_data_path(f.strip()) for f in cfg.data.split(',') if f.strip()]
+    if not files or (missing := [str(f) for f in files if not f.exists()]):
+        raise ConfigError(f"--data {cfg.data!r}: {missing if files else 'no file given'} not found")
+    if cfg.heldout and not _resolve_data_path(cfg.heldout).exists():
+        raise ConfigError(f"--heldout {cfg.heldout}: not found (--heldout '' trains without measuring tau)")
+    if cfg.resume not in ('auto', 'none') and (why := checkpoint_problem(cfg.resume)):
+        raise ConfigError(f"--resume {cfg.resume}: cannot resume from it: {why}")
+    folder, tcfg = _causal_config(target_path); _target_files(folder)
+    tok = load_tokenizer(target_path)
+    tc = tcfg.get_text_config()
+    return files, tcfg, tok, _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok)
+
+def _check_inputs(self:Trainer):
+    "Cheap checks of every input before tokenizing or loading a model; choose the checkpoint to resume and compare its run."
+    self.files, self.tcfg, self.tokenizer, self.taps, self.mask_id = _check_given(self.cfg, self.target_path)
+    self.identity = self.identity_of('model')
+    self.pick_checkpoint()
+Trainer.check_inputs = _check_inputs
+
+# %% ../nbs/06_train.ipynb #ad6d3479
+def _pick_checkpoint(self:Trainer):
+    "The checkpoint to resume (`self.ckpt`, None for a fresh start): a damaged one skipped with a warning, another run's refused."
+    c, self.ckpt, self.ckpt_meta, self.finished = self.cfg, None, None, None
+    if self.role.is_leader:
+        for p in clean_leftovers(self.run_dir): self.say(f"removed {p.name}, left by a save that was killed")
+    if c.resume == 'none': return
+    if c.resume == 'auto': path = find_checkpoint(self.run_dir, warn=self.say)
+    else: path = Path(c.resume)                                       # checked in `_check_given`
+    if path is None: return
+    self.ckpt, self.ckpt_meta = path, checkpoint_meta(path)
+    _refuse_other_run(path, self.ckpt_meta['identity'], self.identity)
+Trainer.pick_checkpoint = _pick_checkpoint
+
 # %% ../nbs/06_train.ipynb #c77312e8
 def _resolve_data_path(p):
     "A data path as given, else relative to the repository (so `data_samples/...` works from any folder)."
@@ -369,18 +570,16 @@ def _resolve_data_path(p):
 def _setup_data(self:Trainer):
     from dflash_nb.data import build_dataset
     from dflash_nb.buckets import BucketedBatchSampler, derive_boundaries, print_bucket_table, BucketError
-    from dflash_nb.targets import demo_target, load_tokenizer
+    from dflash_nb.targets import demo_target
     c = self.cfg
     self.target_path = self.first_then_rest(demo_target) if c.target == 'demo' else Path(c.target)
-    self.tokenizer = load_tokenizer(self.target_path)
+    self.check_inputs()                                    # cheap checks and the checkpoint choice, before any tokenizing
     self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
-    files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
-    missing = [str(f) for f in files if not f.exists()]
-    if missing: raise ConfigError(f"--data: {missing} not found")
-    cache = self.run_dir / 'data_cache'
-    self.ds = self.first_then_rest(lambda: build_dataset(files, self.tokenizer, c.max_length, cache_dir=cache, progress=self.rank == 0))
-    if len(self.ds) == 0: raise ConfigError(f"--data {c.data}: no usable conversation (see the report above)")
+    cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
+    self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
+                                                         on_error=on_error, progress=self.rank == 0))
     if self.ds.report is not None: self.say(self.ds.report.summary())
+    if len(self.ds) == 0: raise ConfigError(f"--data {c.data}: no usable conversation (see the report above)")
     longest = int(self.ds.lengths.max())
     if c.max_tokens < longest:
         raise ConfigError(f"--max-tokens {c.max_tokens} is smaller than the longest sample ({longest} tokens, sample "
@@ -401,6 +600,8 @@ def _setup_data(self:Trainer):
         print_bucket_table(self.sampler.stats(0))
         _say(f"{len(self.ds):,} samples, {int(self.ds.lengths.sum()):,} tokens; {self.epoch_steps[0]:,} steps per epoch "
              f"({per} micro-batches each), {self.total_steps:,} steps in all")
+    self.identity.update(self.identity_of('data'))
+    if self.ckpt is not None: self.check_resume()
 Trainer.setup_data = _setup_data
 Trainer.layout_D = property(lambda self: len(self.layout.drafter_ranks))
 Trainer.layout_T = property(lambda self: len(self.layout.target_ranks))
@@ -454,16 +655,12 @@ Trainer.micro_batch = _micro_batch
 
 # %% ../nbs/06_train.ipynb #679b4bf9
 def _setup_models(self:Trainer):
-    from transformers import AutoConfig
     from dflash_nb.drafter import DFlashConfig, DFlashDrafter
     from dflash_nb.targets import load_targets, load_embed_and_head
     from dflash_nb.compile import configure_compile
     c = self.cfg
-    tcfg = AutoConfig.from_pretrained(self.target_path)
-    ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
-    self.dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
-                                         target_layer_ids=ids, tokenizer=self.tokenizer,
-                                         mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+    self.dcfg = DFlashConfig.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size,
+                                         target_layer_ids=self.taps, mask_token_id=self.mask_id)   # checked in check_inputs
     self.gamma = c.gamma or None
     configure_compile(self.run_dir, rank=self.rank)
     if self.role.is_drafter:
@@ -516,11 +713,12 @@ def _save(self:Trainer, step:int):
         names = [n for n, p in self.drafter.named_parameters() if p.requires_grad]
         objects = dict(step=step, epoch=e, step_in_epoch=k, optimizer=self.opt.state_dict(), cfg=dataclasses.asdict(self.cfg),
                        micro_per_step=self.layout_D * self.cfg.grad_accum, total_steps=self.total_steps, best=self.best,
-                       progress=getattr(self, 'last_progress', None),
+                       progress=getattr(self, 'last_progress', None), planned_steps=self.planned_steps, last_metrics=self.last_metrics,
                        sampler=self.sampler.state_dict(position=k * self.layout_D * self.cfg.grad_accum),
                        rng=dict(torch=torch.get_rng_state(), numpy=np.random.get_state(),
                                 cuda=torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None))
-        path = save_checkpoint(self.run_dir, step, dict(zip(names, self.opt.master)), objects, keep=self.cfg.keep_checkpoints)
+        meta = dict(step=step, total_steps=self.total_steps, planned_steps=self.planned_steps, identity=self.identity, cfg=objects['cfg'])
+        path = save_checkpoint(self.run_dir, step, dict(zip(names, self.opt.master)), objects, keep=self.cfg.keep_checkpoints, meta=meta)
         self.last_saved = step
         tqdm_write(f"checkpoint {path}")
     if self.layout_D > 1: dist.barrier(self.drafter_group)
@@ -532,28 +730,58 @@ def tqdm_write(msg):
 
 # %% ../nbs/06_train.ipynb #9594635c
 def _resume(self:Trainer) -> int:
-    "Restore the newest checkpoint (per `cfg.resume`); return the optimizer step to continue from."
-    c, self.best, self.last_saved = self.cfg, None, None
-    if c.resume == 'none': return 0
-    path = find_checkpoint(self.run_dir) if c.resume == 'auto' else Path(c.resume)
+    "Restore the checkpoint chosen in `check_inputs` (if any); return the optimizer step to continue from."
+    from dflash_nb.buckets import BucketError
+    c, self.best, self.last_saved, path = self.cfg, None, None, self.ckpt
     if path is None: return 0
-    tensors, obj = load_checkpoint(path)
+    try: tensors, obj = load_checkpoint(path)
+    except Exception as e: raise ConfigError(f"checkpoint {path} cannot be read ({type(e).__name__}: {e}): resume from an "
+                                             "earlier one with --resume <its folder>, or start over with --resume none") from None
     if obj['micro_per_step'] != self.layout_D * c.grad_accum:
         raise ConfigError(f"checkpoint {path} was written with {obj['micro_per_step']} micro-batches per step, this run has "
                           f"{self.layout_D * c.grad_accum} (drafter ranks x grad_accum): resume with the same product, or --resume none")
     if self.role.is_drafter:
-        self.sampler.load_state_dict(obj['sampler'])  # raises if the data or batching changed
+        try: self.sampler.load_state_dict(obj['sampler'])  # raises if the data or batching changed
+        except BucketError as e: raise ConfigError(f"checkpoint {path}: {e}; start over with --resume none or another --run-dir") from None
         names = [n for n, p in self.drafter.named_parameters() if p.requires_grad]
         missing = [n for n in names if n not in tensors]
         if missing: raise ConfigError(f"checkpoint {path} lacks drafter weights {missing[:3]}...: a different drafter shape")
         self.opt.load_master([tensors[n].to(self.device) for n in names])
         self.opt.load_state_dict(obj['optimizer'])
         torch.set_rng_state(obj['rng']['torch']); np.random.set_state(obj['rng']['numpy'])
-    self.total_steps, self.best, self.last_saved = obj['total_steps'], obj.get('best'), obj['step']
+    self.total_steps, self.best, self.last_saved = self.resume_total, obj.get('best'), obj['step']
+    self.last_metrics = obj.get('last_metrics')         # the summary of a run resumed at its last step reports them
     self.p0 = (obj.get('progress') or 0.0) if c.time_limit_min else 0.0    # a time budget's schedule goes on from there
     self.say(f"Resumed from {path} at step {obj['step']} (epoch {obj['epoch']}, step {obj['step_in_epoch']} of it)")
     return obj['step']
 Trainer.resume = _resume
+
+# %% ../nbs/06_train.ipynb #7f45551f
+_NOT_NOTED = {'resume', 'config', 'debug', 'max_steps', 'epochs'}   # the step plan gets its own note
+
+def _check_resume(self:Trainer):
+    "After tokenizing: refuse other data or batching; note safe changes; decide the steps left, or that the run is finished."
+    path, meta, c = self.ckpt, self.ckpt_meta, self.cfg
+    _refuse_other_run(path, meta['identity'], self.identity)
+    saved = meta['cfg']
+    notes = [f"{k} {saved[k]!r} -> {v!r}" for k, v in dataclasses.asdict(c).items()
+             if k in saved and saved[k] != v and k not in _NOT_NOTED]
+    step, planned = meta['step'], meta.get('planned_steps') or meta['total_steps']
+    self.resume_total = meta['total_steps']
+    if self.planned_steps != planned:
+        if step >= self.planned_steps:
+            raise ConfigError(f"checkpoint {path} is at step {step}, and --max-steps {c.max_steps} / --epochs {c.epochs} now make "
+                              f"{self.planned_steps} steps in all: nothing is left to train. Raise them to go on, or start over "
+                              "with --resume none or another --run-dir")
+        notes.append(f"steps {planned} -> {self.planned_steps} (the learning-rate schedule follows the new total)")
+        self.resume_total = self.planned_steps
+    if notes: self.say("resuming with changed settings: " + '; '.join(notes))
+    done = self.run_dir / 'summary.json'
+    if step >= self.resume_total and done.exists() and json.loads(done.read_text()).get('step') == step:
+        self.finished = json.loads(done.read_text())
+        self.say(f"{self.run_dir} holds a finished run (step {step}, summary.json): nothing to do. To train on, raise "
+                 "--max-steps/--epochs; to start over, --resume none (the earlier run moves to previous-<time>/) or another --run-dir")
+Trainer.check_resume = _check_resume
 
 # %% ../nbs/06_train.ipynb #5876bb3f
 def _hidden_for(self:Trainer, b:dict, i:int):
@@ -817,8 +1045,9 @@ Trainer.finish = _finish
 
 # %% ../nbs/06_train.ipynb #4c48747a
 def _set_aside(self:Trainer):
-    "A fresh start in a used run folder: move the earlier run's checkpoints, exports, metrics, tau records and TensorBoard logs to previous-<time>/."
-    old = [self.run_dir / n for n in ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard') if (self.run_dir / n).exists()]
+    "A fresh start in a used run folder: move the earlier run's checkpoints, exports, metrics, tau records, TensorBoard logs, config and summary to previous-<time>/."
+    names = ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard', 'config.json', 'summary.json', 'eval_final.json', 'data_report.json')
+    old = [self.run_dir / n for n in names if (self.run_dir / n).exists()]
     if not old: return None
     stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1
     while (dst := self.run_dir / (f'previous-{stamp}' + (f'-{n}' if n > 1 else ''))).exists(): n += 1
@@ -827,6 +1056,14 @@ def _set_aside(self:Trainer):
     self.say(f"{self.run_dir} held an earlier run's records: moved to {dst.name}/ (a fresh start; --resume auto continues a run)")
     return dst
 Trainer.set_aside = _set_aside
+
+# %% ../nbs/06_train.ipynb #2c4592f2
+def _write_data_report(self:Trainer):
+    "The data report (records kept, left out by kind, the first ones left out) as `run_dir/data_report.json`."
+    if (rep := self.ds.report) is None: return
+    d = dict(rep.to_dict(), on_bad_record=self.cfg.on_bad_record, summary=rep.summary())
+    (self.run_dir / 'data_report.json').write_text(json.dumps(d, indent=1))
+Trainer.write_data_report = _write_data_report
 
 # %% ../nbs/06_train.ipynb #06335b74
 def _rank_stats(self:Trainer, step:int) -> dict:
@@ -853,12 +1090,15 @@ def _run(self:Trainer) -> dict:
     self.last_metrics = self.summary = None
     self.init_dist()
     try:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.setup_data(); self.setup_models()
+        self.check_run_dir()
+        self.setup_data()
+        if self.finished is not None: return self.finished     # nothing rewritten: not the summary, not the metrics
+        self.setup_models()
         start = self.resume()
         if self.role.is_leader and start == 0: self.set_aside()
         if self.role.is_leader:
             (self.run_dir / 'config.json').write_text(json.dumps(dataclasses.asdict(c), indent=1))
+            self.write_data_report()
             self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', c.tensorboard)
         if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
         t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
@@ -893,11 +1133,13 @@ Trainer.report_failure = _report_failure
 def main(argv=None) -> int:
     "Entry point of `dflash_nb_train`."
     argv = sys.argv[1:] if argv is None else list(argv)
+    debug = '--debug' in argv
     try:
-        cfg, given = parse_args(argv)
+        cfg, given = parse_args(argv); debug = cfg.debug
         layout = resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)
         if cfg.plan: return plan_main(cfg, given)
         if layout.world_size > 1 and 'WORLD_SIZE' not in os.environ:
+            _check_before_launch(cfg, given)       # bad input: one line here, not once per launched process
             cmds = torchrun_commands(layout, argv, cfg.master_addr, cfg.master_port, cfg.run_dir)
             for n, c in enumerate(cmds if layout.nnodes > 1 else []): _say(f"node {n} of {layout.nnodes} runs: {' '.join(c)}")
             cmd = cmds[0]
@@ -907,8 +1149,9 @@ def main(argv=None) -> int:
         stop = StopFlag().install() if threading_main() else StopFlag()
         Trainer(cfg, given, stop).run()
         return 0
-    except ConfigError as e:
-        print(f"dflash_nb_train: error: {e}", file=sys.stderr); return 2
+    except _user_errors() as e:
+        if debug: import traceback; traceback.print_exc()
+        print(f"dflash_nb_train: error: {_how_out(e)}", file=sys.stderr); return 2
     except PeerLost as e:
         print(f"dflash_nb_train: error: {e}", file=sys.stderr); return 1
 
@@ -923,6 +1166,29 @@ def _launch(cmd) -> int:
     try: return child.wait()
     finally:
         for s, h in old.items(): signal.signal(s, h)
+
+def _check_before_launch(cfg, given):
+    "The cheap checks of `Trainer.check_inputs` (options, run folder, files, target, taps, mask, the checkpoint's run), in the launching process."
+    from types import SimpleNamespace
+    from dflash_nb.targets import demo_target
+    cfg = prepare_config(cfg, given); _check_run_dir(Path(cfg.run_dir))
+    target = demo_target() if cfg.target == 'demo' else Path(cfg.target)
+    files, tcfg, tok, taps, mask = _check_given(cfg, target)
+    path = {'auto': lambda: find_checkpoint(cfg.run_dir), 'none': lambda: None}.get(cfg.resume, lambda: Path(cfg.resume))()
+    if path is not None:
+        now = _identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target), 'model')
+        _refuse_other_run(path, checkpoint_meta(path)['identity'], now)
+
+def _user_errors():
+    "Errors in what a user gave: shown as one line (exit code 2), with the traceback only under --debug."
+    from dflash_nb.data import DataError
+    from dflash_nb.targets import TargetError
+    return (ConfigError, DataError, TargetError)
+
+def _how_out(e) -> str:
+    from dflash_nb.data import DataError
+    hint = " (--on-bad-record skip leaves bad records out and reports them)" if isinstance(e, DataError) and e.line is not None else ''
+    return f"{e}{hint}"
 
 def threading_main() -> bool:
     import threading
