@@ -39,7 +39,7 @@ class TrainConfig:
     num_anchors: int = _opt(512, "anchors (blocks) sampled per sequence per step")
     num_taps: int = _opt(0, "target layers tapped; 0 = as many as draft layers")
     target_layer_ids: str = _opt('', "explicit tapped layer ids, e.g. '1,9,17,25,33' (overrides num_taps)")
-    mask_token_id: int = _opt(-1, "mask token id; -1 = first unused embedding row, else pad/eos")
+    mask_token_id: int = _opt(-1, "mask token id; -1 = first unused embedding row, else an unused special token (never a stop token, never in the data)")
     attention: str = _opt('auto', "drafter attention: 'flex' (compiled, GPU), 'sdpa' (dense mask), 'auto'")
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
     # data and batching
@@ -594,16 +594,22 @@ Trainer.micro_batch = _micro_batch
 
 # %% ../nbs/05_train.ipynb #679b4bf9
 def _setup_models(self:Trainer):
-    from transformers import AutoConfig
-    from dflash_nb.drafter import DFlashConfig, DFlashDrafter
+    from transformers import AutoConfig, GenerationConfig
+    from dflash_nb.drafter import DFlashConfig, DFlashDrafter, MaskTokenError
     from dflash_nb.targets import load_targets, load_embed_and_head
     from dflash_nb.compile import configure_compile
     c = self.cfg
     tcfg = AutoConfig.from_pretrained(self.target_path)
     ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
-    self.dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
-                                         target_layer_ids=ids, tokenizer=self.tokenizer,
-                                         mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+    try: gcfg = GenerationConfig.from_pretrained(self.target_path)
+    except OSError: gcfg = None  # no generation_config.json
+    try:
+        self.dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
+                                             target_layer_ids=ids, tokenizer=self.tokenizer, generation_config=gcfg,
+                                             token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+    except MaskTokenError as e: raise ConfigError(str(e)) from None
+    mid = self.dcfg.mask_token_id
+    n_mask = int(self.ds.token_counts[mid]) if mid < len(self.ds.token_counts) else 0
     self.gamma = c.gamma or None
     configure_compile(self.run_dir, rank=self.rank)
     if self.role.is_drafter:
@@ -614,7 +620,7 @@ def _setup_models(self:Trainer):
         self.embed, self.head = load_embed_and_head(self.target_path, self.device, self.dtype)
         n = sum(p.numel() for p in self.drafter.parameters())
         self.say(f"Drafter: {self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
-                 f"mask token {self.dcfg.mask_token_id}, {n / 1e6:.1f}M trainable parameters, {c.precision} on "
+                 f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
                  f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
         if c.attention == 'flex' and c.compile: self.drafter.compile_layers()
         self.model = self.drafter
