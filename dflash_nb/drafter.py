@@ -13,8 +13,8 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'DFlashConfig', 'split_rope', 'MaskTokenError', 'stop_token_ids',
-           'template_token_ids', 'resolve_mask_token_id', 'dflash_mask_mod', 'dense_dflash_mask',
+__all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'DFLASH_PY', 'DFlashConfig', 'split_rope', 'MaskTokenError',
+           'stop_token_ids', 'template_token_ids', 'resolve_mask_token_id', 'dflash_mask_mod', 'dense_dflash_mask',
            'create_dflash_block_mask', 'flex_dflash_attention', 'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin',
            'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache',
            'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels', 'prepare_targets',
@@ -690,6 +690,173 @@ def slot_accuracy(correct, count):
     "Per-slot accuracy for slots 1..B-1 from summed counts (NaN where a slot had no labels)."
     return (correct[1:].double() / count[1:].double()).float()
 
+# %% ../nbs/03_drafter.ipynb #81cc348d
+DFLASH_PY = r'''"DFlash block drafter for `AutoModel.from_pretrained(folder, trust_remote_code=True)`; written by dflash_nb beside the weights."
+import torch
+import torch.nn.functional as F
+from torch import nn
+from transformers import PreTrainedModel, Qwen3Config
+
+
+def _dflash(config, name, default=None):
+    "A DFlash setting: `config.dflash_config[name]`, else `config.<name>`, else `default`."
+    dc = getattr(config, 'dflash_config', None) or {}
+    v = dc.get(name, getattr(config, name, None))
+    return default if v is None else v
+
+
+class DFlashRMSNorm(nn.Module):
+    def __init__(self, dim, eps):
+        super().__init__()
+        self.weight, self.eps = nn.Parameter(torch.ones(dim)), eps
+
+    def forward(self, x):
+        dt, x = x.dtype, x.float()
+        return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)).to(dt)
+
+
+def _rope_tables(config):
+    "(inv_freq fp32, attention scaling): plain RoPE by its formula, scaled types by transformers' ROPE_INIT_FUNCTIONS."
+    rp = dict(getattr(config, 'rope_parameters', None) or {})
+    kind = rp.get('rope_type', 'default')
+    if kind == 'default':
+        theta = float(rp.get('rope_theta') or getattr(config, 'rope_theta', None) or 10000.0)
+        R = int(config.head_dim * float(rp.get('partial_rotary_factor') or getattr(config, 'partial_rotary_factor', None) or 1.0))
+        return 1.0 / theta ** (torch.arange(0, R, 2, dtype=torch.float32) / R), 1.0
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    inv, scale = ROPE_INIT_FUNCTIONS[kind](config, torch.device('cpu'))
+    return inv.float(), float(scale)
+
+
+def _rotate(x, cos, sin):
+    "RoPE on the first cos.shape[-1] dims of x [B, H, L, D] (all of them unless the rotary factor is partial)."
+    R = cos.shape[-1]
+    if R < x.shape[-1]:
+        return torch.cat([_rotate(x[..., :R], cos, sin), x[..., R:]], -1)
+    x1, x2 = x.chunk(2, -1)
+    return x * cos[:, None] + torch.cat([-x2, x1], -1) * sin[:, None]
+
+
+def _index_mask(q_len, kv_len, causal, window, device):
+    "Inference mask for the last q_len of kv_len consecutive positions: Bool[q_len, kv_len]."
+    qp = kv_len - q_len + torch.arange(q_len, device=device)[:, None]
+    kp = torch.arange(kv_len, device=device)[None, :]
+    m = torch.ones(q_len, kv_len, dtype=torch.bool, device=device)
+    if causal: m &= kp <= qp
+    if window is not None:
+        m &= qp - kp < window
+        if not causal: m &= kp - qp < window
+    return m
+
+
+class DFlashAttention(nn.Module):
+    "Block queries over [context; block] keys and values (shared projections), q/k RMSNorm, GQA."
+    def __init__(self, config, layer_idx):
+        super().__init__()
+        H, D, nq, nkv = config.hidden_size, config.head_dim, config.num_attention_heads, config.num_key_value_heads
+        self.layer_idx, self.head_dim = layer_idx, D
+        bias = bool(getattr(config, 'attention_bias', False))
+        self.q_proj, self.k_proj = nn.Linear(H, nq * D, bias=bias), nn.Linear(H, nkv * D, bias=bias)
+        self.v_proj, self.o_proj = nn.Linear(H, nkv * D, bias=bias), nn.Linear(nq * D, H, bias=bias)
+        self.q_norm, self.k_norm = DFlashRMSNorm(D, config.rms_norm_eps), DFlashRMSNorm(D, config.rms_norm_eps)
+        types = getattr(config, 'layer_types', None) or ['full_attention'] * config.num_hidden_layers
+        sliding = types[layer_idx] == 'sliding_attention'
+        self.sliding_window = config.sliding_window if sliding else None
+        causal = getattr(config, 'is_causal', None)
+        self.is_causal = sliding if causal is None else bool(causal)
+
+    def forward(self, h, ctx, cos, sin, attention_mask=None, cache=None):
+        B, Q, _ = h.shape
+        C, D = ctx.shape[1], self.head_dim
+        q = self.q_norm(self.q_proj(h).view(B, Q, -1, D)).transpose(1, 2)
+        k = torch.cat([self.k_proj(ctx), self.k_proj(h)], 1).view(B, C + Q, -1, D)
+        v = torch.cat([self.v_proj(ctx), self.v_proj(h)], 1).view(B, C + Q, -1, D).transpose(1, 2)
+        k = self.k_norm(k).transpose(1, 2)
+        q, k = _rotate(q, cos[:, -Q:], sin[:, -Q:]), _rotate(k, cos, sin)
+        if cache is not None:
+            k, v = cache.update(k, v, self.layer_idx)
+        mask = attention_mask
+        if mask is None and (self.is_causal or self.sliding_window is not None):
+            mask = _index_mask(Q, k.shape[-2], self.is_causal, self.sliding_window, q.device)
+        if mask is None:
+            o = F.scaled_dot_product_attention(q, k, v, scale=D ** -0.5, enable_gqa=True)
+        else:
+            if mask.dim() == 4: mask = mask[:, 0]
+            mask = mask.bool().expand(B, -1, -1)[:, None]
+            rep = q.shape[1] // k.shape[1]
+            k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+            o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=D ** -0.5)
+        return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
+
+
+class DFlashMLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        H, I = config.hidden_size, config.intermediate_size
+        self.gate_proj, self.up_proj, self.down_proj = nn.Linear(H, I, bias=False), nn.Linear(H, I, bias=False), nn.Linear(I, H, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class DFlashDecoderLayer(nn.Module):
+    "Pre-norm Qwen3 layer; the context is normalised once, by the model's hidden_norm."
+    def __init__(self, config, layer_idx):
+        super().__init__()
+        self.self_attn, self.mlp = DFlashAttention(config, layer_idx), DFlashMLP(config)
+        self.input_layernorm = DFlashRMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.post_attention_layernorm = DFlashRMSNorm(config.hidden_size, config.rms_norm_eps)
+
+    def forward(self, h, ctx, cos, sin, attention_mask=None, cache=None):
+        h = h + self.self_attn(self.input_layernorm(h), ctx, cos, sin, attention_mask, cache)
+        return h + self.mlp(self.post_attention_layernorm(h))
+
+
+class DFlashDraftModel(PreTrainedModel):
+    "The DFlash drafter: `forward(position_ids, noise_embedding=, target_hidden=, past_key_values=)` -> block hidden states."
+    config_class = Qwen3Config
+    base_model_prefix = 'dflash'
+    _no_split_modules = ['DFlashDecoderLayer']
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.target_layer_ids = [int(i) for i in _dflash(config, 'target_layer_ids')]
+        self.block_size = int(_dflash(config, 'block_size', 16))
+        self.mask_token_id = _dflash(config, 'mask_token_id')
+        H = config.hidden_size
+        self.layers = nn.ModuleList(DFlashDecoderLayer(config, i) for i in range(config.num_hidden_layers))
+        self.fc = nn.Linear(len(self.target_layer_ids) * H, H, bias=False)
+        self.hidden_norm, self.norm = DFlashRMSNorm(H, config.rms_norm_eps), DFlashRMSNorm(H, config.rms_norm_eps)
+        self._rope = None
+        self.post_init()
+
+    def _init_weights(self, module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, 0.0, self.config.initializer_range)
+            if module.bias is not None: nn.init.zeros_(module.bias)
+        elif isinstance(module, DFlashRMSNorm):
+            nn.init.ones_(module.weight)
+
+    def forward(self, position_ids, attention_mask=None, noise_embedding=None, target_hidden=None,
+                past_key_values=None, use_cache=False, **kwargs):
+        dt = self.fc.weight.dtype
+        ctx = self.hidden_norm(self.fc(target_hidden.to(dt)))
+        h = noise_embedding.to(dt)
+        if self._rope is None: self._rope = _rope_tables(self.config)
+        inv, scale = self._rope
+        f = position_ids.to(h.device)[..., None].float() * inv.to(h.device)
+        emb = torch.cat([f, f], -1)
+        cos, sin = (emb.cos() * scale).to(dt), (emb.sin() * scale).to(dt)
+        for layer in self.layers:
+            h = layer(h, ctx, cos, sin, attention_mask, past_key_values)
+        return self.norm(h)
+
+    def compute_logits(self, hidden, output_head):
+        "Logits through the target's LM head (a module or a weight [V, H])."
+        if isinstance(output_head, torch.Tensor): return F.linear(hidden.to(output_head.dtype), output_head)
+        return output_head(hidden.to(next(output_head.parameters()).dtype))
+'''
+
 # %% ../nbs/03_drafter.ipynb #1ddabb12
 def _atomic_write(path:Path, write):
     path = Path(path)
@@ -704,13 +871,15 @@ def _atomic_write(path:Path, write):
         raise
 
 def _save_pretrained(self, save_dir, dtype=None):
-    "Write `config.json` + `model.safetensors` (z-lab HF format) to `save_dir`, atomically per file."
+    "Write `model.safetensors`, `dflash.py` and `config.json` (z-lab HF format + `auto_map`) to `save_dir`, atomically per file."
     from safetensors.torch import save_file
     save_dir = Path(save_dir); save_dir.mkdir(parents=True, exist_ok=True)
     sd = {k: v.detach().to('cpu', dtype or v.dtype).contiguous() for k, v in self.state_dict().items()}
     cfg = self.config.to_hf_dict()
     cfg['dtype'] = _dtype_name(next(iter(sd.values())).dtype)
+    cfg['auto_map'] = {'AutoModel': 'dflash.DFlashDraftModel'}  # AutoModel.from_pretrained(save_dir, trust_remote_code=True)
     _atomic_write(save_dir / 'model.safetensors', lambda p: save_file(sd, p, metadata={'format': 'pt'}))
+    _atomic_write(save_dir / 'dflash.py', lambda p: Path(p).write_text(DFLASH_PY))
     _atomic_write(save_dir / 'config.json', lambda p: Path(p).write_text(json.dumps(cfg, indent=2) + '\n'))
     return save_dir
 
