@@ -182,15 +182,18 @@ def compile_entry(fn, # function to compile (its body gets the `compiled_only` g
     limit = recompile_limit or (_SETTINGS.recompile_limit if _SETTINGS else 64)
     kw = dict(fullgraph=fullgraph, dynamic=dynamic, options={**inductor_options(device), **(options or {})}, **kwargs)
     if kw.get('backend', 'inductor') != 'inductor': kw.pop('options')
-    if compile_features()['compile_recompile_limit_kwarg']: kw['recompile_limit'] = limit
+    per_call = compile_features()['compile_recompile_limit_kwarg']
+    if per_call: kw['recompile_limit'] = limit
     elif torch._dynamo.config.recompile_limit < limit: torch._dynamo.config.recompile_limit = limit  # torch <= 2.11
     body = compiled_only(fn) if guard and not getattr(fn, '__compiled_only__', False) else fn
     compiled = torch.compile(body, **kw)
     @functools.wraps(fn)
     def entry(*args, **kw2):
-        if not torch.compiler.is_dynamo_compiling() and (_SETTINGS is None or getattr(_TLS, 'checked', None) is not _SETTINGS):
+        if torch.compiler.is_dynamo_compiling(): return compiled(*args, **kw2)
+        if _SETTINGS is None or getattr(_TLS, 'checked', None) is not _SETTINGS:
             check_thread_config(f'calling {fn.__qualname__}'); _TLS.checked = _SETTINGS
-        return compiled(*args, **kw2)
+        if per_call: return compiled(*args, **kw2)
+        with torch._dynamo.config.patch(recompile_limit=limit): return compiled(*args, **kw2)  # torch <= 2.11: read at compile time
     entry.compile_kwargs, entry.compiled = kw, compiled
     return entry
 

@@ -415,6 +415,23 @@ def _collate(self:TokenizedDataset, indices, pad_id:int, pad_to_multiple_of:int=
     return {'input_ids': torch.from_numpy(ids), 'loss_mask': torch.from_numpy(lm), 'attention_mask': torch.from_numpy(am)}
 TokenizedDataset.collate = _collate
 
+# %% ../nbs/00_data.ipynb #4dc09e01
+def _token_counts(self:TokenizedDataset, chunk:int=1 << 24) -> np.ndarray:
+    "Occurrences of every token id in the dataset: `int64[max id + 1]`, computed once and kept as `token_counts.npy`."
+    if getattr(self, '_counts', None) is not None: return self._counts
+    f = self.folder/'token_counts.npy'
+    if f.is_file(): self._counts = np.load(f); return self._counts
+    c = np.zeros(0, np.int64)
+    for i in range(0, len(self.tokens), chunk):
+        b = np.bincount(np.asarray(self.tokens[i:i + chunk]))
+        c = np.pad(c, (0, max(0, len(b) - len(c)))); c[:len(b)] += b
+    self._counts = c
+    try:
+        tmp = f.with_name(f'.{f.name}.{os.getpid()}.npy'); np.save(tmp, c); os.replace(tmp, f)
+    except OSError: pass  # a read-only dataset folder: counted again next time
+    return c
+TokenizedDataset.token_counts = property(_token_counts)
+
 # %% ../nbs/00_data.ipynb #8e476ab9
 def tokenizer_fingerprint(tokenizer)->str:
     "sha256 of what decides tokenization: class, vocabulary/merges/specials/normalizers, and the chat template."

@@ -13,9 +13,10 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['LAYER_TYPES', 'RECOMPILE_LIMIT', 'DFlashConfig', 'resolve_mask_token_id', 'dflash_mask_mod', 'dense_dflash_mask',
+__all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'DFLASH_PY', 'DFlashConfig', 'split_rope', 'MaskTokenError',
+           'stop_token_ids', 'template_token_ids', 'resolve_mask_token_id', 'dflash_mask_mod', 'dense_dflash_mask',
            'create_dflash_block_mask', 'flex_dflash_attention', 'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin',
-           'apply_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache',
+           'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache',
            'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels', 'prepare_targets',
            'head_cross_entropy', 'chunked_lm_loss', 'dflash_forward_loss', 'expected_acceptance_length',
            'slot_accuracy', 'attention_pairs', 'train_step_flops', 'step_breakdown', 'profile_step',
@@ -28,6 +29,8 @@ from .targets import build_target_layer_ids
 
 # %% ../nbs/03_drafter.ipynb #7aeab5a6
 LAYER_TYPES = ('full_attention', 'sliding_attention')
+ROPE_TYPES = ('default', 'linear', 'yarn', 'llama3')  # static inverse frequencies: what the drafter can reproduce
+_ROPE_IGNORED = ('mrope_section', 'mrope_interleaved')  # multimodal sections: text positions are equal in all of them
 _HF_KEYS = ('hidden_size', 'intermediate_size', 'num_hidden_layers', 'num_attention_heads', 'num_key_value_heads',
             'head_dim', 'vocab_size', 'rms_norm_eps', 'rope_theta', 'max_position_embeddings', 'attention_bias',
             'attention_dropout', 'hidden_act', 'initializer_range', 'block_size', 'num_target_layers', 'layer_types',
@@ -58,6 +61,8 @@ class DFlashConfig:
     sliding_window: int|None = None  # window of the sliding layers
     is_causal: bool|None = None      # z-lab override; None: sliding layers causal in-block, full bidirectional
     dtype: str = 'bfloat16'          # dtype written to config.json
+    rope_scaling: dict|None = None   # the target's scaled RoPE, e.g. {'rope_type': 'yarn', 'factor': 4.0, ...}; None: plain
+    partial_rotary_factor: float = 1.0  # the target's: RoPE on the first head_dim * factor dims of q and k only
 
     def __post_init__(self):
         if self.layer_types is None: self.layer_types = ['full_attention'] * self.num_hidden_layers
@@ -76,18 +81,37 @@ class DFlashConfig:
             bad(f"target_layer_ids {self.target_layer_ids} outside [0, num_target_layers={self.num_target_layers})")
         if self.mask_token_id is not None and not 0 <= self.mask_token_id < self.vocab_size:
             bad(f"mask_token_id={self.mask_token_id} outside the vocabulary (vocab_size={self.vocab_size})")
+        if self.rope_scaling is not None:
+            self.rope_scaling = dict(self.rope_scaling)
+            t = self.rope_scaling.setdefault('rope_type', 'default')
+            if t not in ROPE_TYPES:
+                bad(f"RoPE type {t!r} ({self.rope_scaling}) is not supported: a drafter must use its target's RoPE (serving "
+                    f"engines apply the target's to it) and only the static types {ROPE_TYPES} are implemented")
+            if t == 'default': self.rope_scaling = None  # other fields mean nothing to plain RoPE
+        rd = self.rotary_dim
+        if not 0 < self.partial_rotary_factor <= 1 or rd < 2 or rd % 2:
+            bad(f"partial_rotary_factor={self.partial_rotary_factor} gives {rd} rotary dims of head_dim {self.head_dim}: "
+                f"it must be in (0, 1] and give an even number")
 
     @property
     def num_taps(self): return len(self.target_layer_ids)
+    @property
+    def rotary_dim(self): return int(self.head_dim * self.partial_rotary_factor)
+    @property
+    def rope_parameters(self) -> dict:
+        "transformers-5 `rope_parameters`: type, theta, scaling fields, and the rotary fraction when partial."
+        rp = {'rope_type': 'default', **(self.rope_scaling or {}), 'rope_theta': self.rope_theta}
+        return rp if self.partial_rotary_factor == 1.0 else {**rp, 'partial_rotary_factor': self.partial_rotary_factor}
 
     def to_hf_dict(self) -> dict:
         "The z-lab `config.json` content."
         d = {k: getattr(self, k) for k in _HF_KEYS}
-        d.update(architectures=['DFlashDraftModel'], model_type='qwen3', rope_scaling=None, tie_word_embeddings=False,
-                 rope_parameters={'rope_type': 'default', 'rope_theta': self.rope_theta}, use_cache=True,
+        d.update(architectures=['DFlashDraftModel'], model_type='qwen3', tie_word_embeddings=False,
+                 rope_scaling=dict(self.rope_scaling) if self.rope_scaling else None, rope_parameters=self.rope_parameters, use_cache=True,
                  use_sliding_window='sliding_attention' in self.layer_types, max_window_layers=self.num_hidden_layers,
                  dflash_config={'mask_token_id': self.mask_token_id, 'target_layer_ids': list(self.target_layer_ids)})
         if self.is_causal is not None: d['is_causal'] = self.is_causal
+        if self.partial_rotary_factor != 1.0: d['partial_rotary_factor'] = self.partial_rotary_factor
         return d
 
     @classmethod
@@ -95,11 +119,10 @@ class DFlashConfig:
         "Read a z-lab style `config.json` dict (ours or a public checkpoint's)."
         d, dc = dict(d), dict(d.get('dflash_config') or {})
         rope = d.get('rope_parameters') or d.get('rope_scaling') or {}
-        if rope.get('rope_type', rope.get('type', 'default')) != 'default':
-            raise NotImplementedError(f"config.json: rope type {rope.get('rope_type', rope.get('type'))!r} is not supported (default RoPE only)")
         theta = d.get('rope_theta') or rope.get('rope_theta') or 10000.0
         kw = {k: d[k] for k in _HF_KEYS if k in d and d[k] is not None}
-        kw.update(rope_theta=float(theta), is_causal=d.get('is_causal'))
+        scaling, prf = split_rope(rope, d.get('partial_rotary_factor'))
+        kw.update(rope_theta=float(theta), is_causal=d.get('is_causal'), rope_scaling=scaling, partial_rotary_factor=prf)
         for k in ('block_size', 'mask_token_id', 'target_layer_ids'):
             if dc.get(k) is not None: kw[k] = dc[k]
         if 'target_layer_ids' not in kw: raise ValueError("config.json: dflash_config.target_layer_ids is missing")
@@ -112,17 +135,96 @@ class DFlashConfig:
     def get_text_config(self, decoder=True):
         "The equivalent transformers `Qwen3Config`, so that `DynamicCache(config=drafter.config)` works as in z-lab's loop."
         from transformers import Qwen3Config
-        return Qwen3Config(**{k: v for k, v in self.to_hf_dict().items() if k not in ('architectures', 'model_type')})
+        skip = ('architectures', 'model_type', 'rope_scaling', 'partial_rotary_factor')  # both live in rope_parameters
+        return Qwen3Config(**{k: v for k, v in self.to_hf_dict().items() if k not in skip})
+
+def split_rope(rope:dict|None, partial_rotary_factor:float|None=None) -> tuple[dict|None, float]:
+    "`(rope_scaling, partial_rotary_factor)` of a transformers `rope_parameters`/`rope_scaling` dict (plus a top-level factor)."
+    rope = dict(rope or {})
+    if any(isinstance(v, dict) for v in rope.values()):
+        raise ValueError(f"per-layer-type RoPE ({rope}) is not supported: the drafter has one RoPE for all its layers")
+    prf = float(rope.pop('partial_rotary_factor', None) or partial_rotary_factor or 1.0)
+    t = rope.pop('rope_type', None) or rope.pop('type', None) or 'default'
+    rest = {k: v for k, v in rope.items() if k not in ('rope_theta', 'type', *_ROPE_IGNORED)}
+    return ({'rope_type': t, **rest} if t != 'default' else None), prf
 
 # %% ../nbs/03_drafter.ipynb #771ed175
-def resolve_mask_token_id(vocab_size:int, tokenizer=None, mask_token_id:int|None=None) -> int:
-    "Explicit id, else the first unused embedding row (`len(tokenizer)`), else tokenizer mask/pad/eos/unk."
-    if mask_token_id is not None: return int(mask_token_id)
-    if tokenizer is None: raise ValueError("mask token: pass mask_token_id= or tokenizer= to choose one")
-    if len(tokenizer) < vocab_size: return len(tokenizer)
-    for name in ('mask_token_id', 'pad_token_id', 'eos_token_id', 'unk_token_id'):
-        if getattr(tokenizer, name, None) is not None: return int(getattr(tokenizer, name))
-    raise ValueError(f"mask token: the tokenizer fills all {vocab_size} embedding rows and has no mask/pad/eos/unk token")
+class MaskTokenError(ValueError):
+    "The mask token cannot be chosen, or the one given cannot work; the message says why and names `--mask-token-id`."
+
+def _ids(v) -> set:
+    if v is None: return set()
+    return {int(i) for i in v} if isinstance(v, (list, tuple, set)) else {int(v)}
+
+def _attr(o, name):
+    return o.get(name) if isinstance(o, dict) else getattr(o, name, None)
+
+def stop_token_ids(tokenizer=None, *configs) -> list[int]:
+    "Ids a decoder stops on or pads with: eos and pad of the tokenizer and of each config (model, generation), lists included."
+    ids = set()
+    for src in (tokenizer, *configs):
+        if src is not None: ids |= _ids(_attr(src, 'eos_token_id')) | _ids(_attr(src, 'pad_token_id'))
+    return sorted(ids)
+
+# %% ../nbs/03_drafter.ipynb #2cbb5710
+_PROBE = [{'role': 'system', 'content': 'a'}, {'role': 'user', 'content': 'b'}, {'role': 'assistant', 'content': 'c'},
+          {'role': 'user', 'content': 'd'}]
+
+def template_token_ids(tokenizer) -> set:
+    "Ids the tokenizer's chat template writes around the messages (a probe conversation, with and without the generation prompt)."
+    out = set()
+    if tokenizer is None or not getattr(tokenizer, 'chat_template', None): return out
+    for msgs, gen in ((_PROBE, True), (_PROBE[:3], False), (_PROBE[1:2], True), (_PROBE[1:3], False)):
+        try: text = tokenizer.apply_chat_template(msgs, tokenize=False, add_generation_prompt=gen)
+        except Exception: continue  # a template may refuse a system turn, or a conversation ending on the assistant
+        for special in (False, True): out |= set(tokenizer(text, add_special_tokens=special)['input_ids'])
+    return out
+
+def _role_ids(tokenizer) -> set:
+    "Ids the tokenizer names for a role other than mask (bos, eos, pad, unk, sep, cls)."
+    return set().union(*(_ids(getattr(tokenizer, f'{r}_token_id', None)) for r in ('bos', 'eos', 'pad', 'unk', 'sep', 'cls')))
+
+def _special_ids(tokenizer) -> list[int]:
+    "The tokenizer's special added tokens, by id."
+    dec = getattr(tokenizer, 'added_tokens_decoder', None) or {}
+    return sorted(int(i) for i, t in dec.items() if getattr(t, 'special', False))
+
+# %% ../nbs/03_drafter.ipynb #a1ccbe41
+def _count(token_counts, i) -> int:
+    return int(token_counts[i]) if token_counts is not None and 0 <= i < len(token_counts) else 0
+
+def _name(tokenizer, i) -> str:
+    try: return repr(tokenizer.convert_ids_to_tokens(int(i))) if tokenizer is not None else f'id {i}'
+    except Exception: return f'id {i}'
+
+def _check_explicit(i:int, vocab_size:int, tokenizer, stops:set, token_counts) -> int:
+    name = f"--mask-token-id {i} ({_name(tokenizer, i)})"
+    if not 0 <= i < vocab_size: raise MaskTokenError(f"{name} is outside the vocabulary (vocab_size={vocab_size})")
+    if i in stops: raise MaskTokenError(f"{name} is a stop/pad token of the target (stop ids {sorted(stops)}): decoders pre-fill "
+                                        f"their output buffer with the mask id and check stop tokens over it, so every prompt would "
+                                        f"stop after its first block; pass another id, or -1 to choose one automatically")
+    if (n := _count(token_counts, i)): raise MaskTokenError(f"{name} appears {n:,} time(s) in the tokenized training data: the drafter "
+                                        f"could not tell a masked slot from that token; pass another id, or -1 to choose one automatically")
+    return i
+
+# %% ../nbs/03_drafter.ipynb #28136218
+def resolve_mask_token_id(vocab_size:int, tokenizer=None, mask_token_id:int|None=None,
+                          stop_ids=(), # ids a decoder stops on besides the tokenizer's eos/pad (`stop_token_ids` of the configs)
+                          token_counts=None, # occurrences per id in the tokenized training data (`TokenizedDataset.token_counts`)
+                         ) -> int:
+    "An explicit id, checked; else the first free embedding row; else the lowest-id special token nobody else uses."
+    stops = set(stop_ids) | set(stop_token_ids(tokenizer))
+    if mask_token_id is not None: return _check_explicit(int(mask_token_id), vocab_size, tokenizer, stops, token_counts)
+    if tokenizer is None: raise MaskTokenError("mask token: pass mask_token_id= (--mask-token-id) or tokenizer= to choose one")
+    taken = stops | _role_ids(tokenizer) | template_token_ids(tokenizer)
+    free = range(len(tokenizer), vocab_size)
+    own = _ids(getattr(tokenizer, 'mask_token_id', None))
+    for i in [*free, *sorted(own), *_special_ids(tokenizer)]:
+        if i < vocab_size and i not in taken and not _count(token_counts, i): return i
+    raise MaskTokenError(f"mask token: the tokenizer fills all {vocab_size} embedding rows and each of its special tokens "
+                         f"{_special_ids(tokenizer)} is a stop/bos/pad/unk token, written by the chat template or found in the "
+                         f"training data; pass an id that no decoder stops on and the data never contains with "
+                         f"--mask-token-id (mask_token_id=)")
 
 # %% ../nbs/03_drafter.ipynb #f642f4d9
 def _get(c, *names, default=None):
@@ -137,11 +239,16 @@ def _dtype_name(dt):
 
 @classmethod
 def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_taps:int|None=None,
-                 target_layer_ids:list|None=None, mask_token_id:int|None=None, tokenizer=None, **overrides) -> DFlashConfig:
+                 target_layer_ids:list|None=None, mask_token_id:int|None=None, tokenizer=None,
+                 generation_config=None, # the target's `GenerationConfig` (or dict): its eos ids are stop ids too
+                 token_counts=None, # occurrences per token id in the training data: the mask token must have none
+                 **overrides) -> DFlashConfig:
     "Drafter config for the target with HF config `target_config` (a `PretrainedConfig` or dict)."
     tc = target_config.get_text_config() if hasattr(target_config, 'get_text_config') else target_config
     n_t, hidden, heads = _get(tc, 'num_hidden_layers'), _get(tc, 'hidden_size'), _get(tc, 'num_attention_heads')
     rope = _get(tc, 'rope_parameters', 'rope_scaling', default={}) or {}
+    try: scaling, prf = split_rope(rope, _get(tc, 'partial_rotary_factor'))
+    except ValueError as e: raise ValueError(f"the target's RoPE: {e}") from None
     ids = list(target_layer_ids) if target_layer_ids is not None else build_target_layer_ids(n_t, num_taps or num_layers)
     kw = dict(hidden_size=hidden, intermediate_size=_get(tc, 'intermediate_size'), num_hidden_layers=num_layers,
               num_attention_heads=heads, num_key_value_heads=_get(tc, 'num_key_value_heads', default=heads),
@@ -149,8 +256,10 @@ def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_ta
               rms_norm_eps=_get(tc, 'rms_norm_eps', default=1e-6),
               rope_theta=float(_get(tc, 'rope_theta', default=rope.get('rope_theta', 10000.0))),
               max_position_embeddings=_get(tc, 'max_position_embeddings', default=40960), block_size=block_size,
-              num_target_layers=n_t, target_layer_ids=ids, dtype=_dtype_name(_get(tc, 'dtype', 'torch_dtype')))
-    kw['mask_token_id'] = resolve_mask_token_id(kw['vocab_size'], tokenizer, mask_token_id)
+              num_target_layers=n_t, target_layer_ids=ids, dtype=_dtype_name(_get(tc, 'dtype', 'torch_dtype')),
+              rope_scaling=scaling, partial_rotary_factor=prf)
+    stops = stop_token_ids(None, tc, target_config, generation_config)
+    kw['mask_token_id'] = resolve_mask_token_id(kw['vocab_size'], tokenizer, mask_token_id, stops, token_counts)
     kw.update(overrides)
     return cls(**kw)
 
@@ -265,9 +374,30 @@ def rope_cos_sin(position_ids, head_dim:int, theta:float, dtype):
     return emb.cos().to(dtype), emb.sin().to(dtype)
 
 def apply_rope(x, cos, sin):
-    "Rotate x [B, H, L, D] by cos/sin [B, L, D]."
+    "Rotate x [B, H, L, D] by cos/sin [B, L, R]; with R < D (partial rotary) only the first R dims turn."
+    R = cos.shape[-1]
+    if R < x.shape[-1]: return torch.cat([apply_rope(x[..., :R], cos, sin), x[..., R:]], -1)
     x1, x2 = x.chunk(2, -1)
     return x * cos[:, None] + torch.cat([-x2, x1], -1) * sin[:, None]
+
+# %% ../nbs/03_drafter.ipynb #c967a3f9
+_ROPE_CACHE = {}
+
+def drafter_rope(cfg:DFlashConfig, position_ids, dtype):
+    "cos, sin [B, L, rotary_dim] of the drafter's RoPE (the target's type, theta, scaling and rotary fraction)."
+    key = (cfg.head_dim, cfg.rope_theta, cfg.partial_rotary_factor, cfg.max_position_embeddings, json.dumps(cfg.rope_scaling, sort_keys=True))
+    if key not in _ROPE_CACHE:
+        if cfg.rope_scaling is None:
+            R = cfg.rotary_dim
+            inv, s = 1.0 / cfg.rope_theta ** (torch.arange(0, R, 2, dtype=torch.float32) / R), 1.0
+        else:
+            from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+            inv, s = ROPE_INIT_FUNCTIONS[cfg.rope_scaling['rope_type']](cfg.get_text_config(), torch.device('cpu'))
+        _ROPE_CACHE[key] = (inv.float(), float(s))
+    inv, s = _ROPE_CACHE[key]
+    f = position_ids[..., None].float() * inv.to(position_ids.device)
+    emb = torch.cat([f, f], -1)
+    return (emb.cos() * s).to(dtype), (emb.sin() * s).to(dtype)
 
 # %% ../nbs/03_drafter.ipynb #3b07d614
 class MLP(nn.Module):
@@ -399,7 +529,7 @@ def _forward(self, target_hidden, noise_embedding, position_ids=None, past_key_v
         position_ids = torch.cat([torch.arange(S, device=blk.device).expand(B, S), blk], 1)
         masks = self.attention_masks(anchors, keep, S, backend) if masks is None else masks
     elif position_ids is None: raise ValueError("inference call needs position_ids (training call: anchors= and keep=)")
-    cos, sin = rope_cos_sin(position_ids.to(h.device), self.config.head_dim, self.config.rope_theta, dt)
+    cos, sin = drafter_rope(self.config, position_ids.to(h.device), dt)
     layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
     for layer, plain in zip(layers, self.layers):
         mask = masks[plain.self_attn.layer_type] if training else attention_mask
@@ -560,6 +690,173 @@ def slot_accuracy(correct, count):
     "Per-slot accuracy for slots 1..B-1 from summed counts (NaN where a slot had no labels)."
     return (correct[1:].double() / count[1:].double()).float()
 
+# %% ../nbs/03_drafter.ipynb #81cc348d
+DFLASH_PY = r'''"DFlash block drafter for `AutoModel.from_pretrained(folder, trust_remote_code=True)`; written by dflash_nb beside the weights."
+import torch
+import torch.nn.functional as F
+from torch import nn
+from transformers import PreTrainedModel, Qwen3Config
+
+
+def _dflash(config, name, default=None):
+    "A DFlash setting: `config.dflash_config[name]`, else `config.<name>`, else `default`."
+    dc = getattr(config, 'dflash_config', None) or {}
+    v = dc.get(name, getattr(config, name, None))
+    return default if v is None else v
+
+
+class DFlashRMSNorm(nn.Module):
+    def __init__(self, dim, eps):
+        super().__init__()
+        self.weight, self.eps = nn.Parameter(torch.ones(dim)), eps
+
+    def forward(self, x):
+        dt, x = x.dtype, x.float()
+        return self.weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)).to(dt)
+
+
+def _rope_tables(config):
+    "(inv_freq fp32, attention scaling): plain RoPE by its formula, scaled types by transformers' ROPE_INIT_FUNCTIONS."
+    rp = dict(getattr(config, 'rope_parameters', None) or {})
+    kind = rp.get('rope_type', 'default')
+    if kind == 'default':
+        theta = float(rp.get('rope_theta') or getattr(config, 'rope_theta', None) or 10000.0)
+        R = int(config.head_dim * float(rp.get('partial_rotary_factor') or getattr(config, 'partial_rotary_factor', None) or 1.0))
+        return 1.0 / theta ** (torch.arange(0, R, 2, dtype=torch.float32) / R), 1.0
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    inv, scale = ROPE_INIT_FUNCTIONS[kind](config, torch.device('cpu'))
+    return inv.float(), float(scale)
+
+
+def _rotate(x, cos, sin):
+    "RoPE on the first cos.shape[-1] dims of x [B, H, L, D] (all of them unless the rotary factor is partial)."
+    R = cos.shape[-1]
+    if R < x.shape[-1]:
+        return torch.cat([_rotate(x[..., :R], cos, sin), x[..., R:]], -1)
+    x1, x2 = x.chunk(2, -1)
+    return x * cos[:, None] + torch.cat([-x2, x1], -1) * sin[:, None]
+
+
+def _index_mask(q_len, kv_len, causal, window, device):
+    "Inference mask for the last q_len of kv_len consecutive positions: Bool[q_len, kv_len]."
+    qp = kv_len - q_len + torch.arange(q_len, device=device)[:, None]
+    kp = torch.arange(kv_len, device=device)[None, :]
+    m = torch.ones(q_len, kv_len, dtype=torch.bool, device=device)
+    if causal: m &= kp <= qp
+    if window is not None:
+        m &= qp - kp < window
+        if not causal: m &= kp - qp < window
+    return m
+
+
+class DFlashAttention(nn.Module):
+    "Block queries over [context; block] keys and values (shared projections), q/k RMSNorm, GQA."
+    def __init__(self, config, layer_idx):
+        super().__init__()
+        H, D, nq, nkv = config.hidden_size, config.head_dim, config.num_attention_heads, config.num_key_value_heads
+        self.layer_idx, self.head_dim = layer_idx, D
+        bias = bool(getattr(config, 'attention_bias', False))
+        self.q_proj, self.k_proj = nn.Linear(H, nq * D, bias=bias), nn.Linear(H, nkv * D, bias=bias)
+        self.v_proj, self.o_proj = nn.Linear(H, nkv * D, bias=bias), nn.Linear(nq * D, H, bias=bias)
+        self.q_norm, self.k_norm = DFlashRMSNorm(D, config.rms_norm_eps), DFlashRMSNorm(D, config.rms_norm_eps)
+        types = getattr(config, 'layer_types', None) or ['full_attention'] * config.num_hidden_layers
+        sliding = types[layer_idx] == 'sliding_attention'
+        self.sliding_window = config.sliding_window if sliding else None
+        causal = getattr(config, 'is_causal', None)
+        self.is_causal = sliding if causal is None else bool(causal)
+
+    def forward(self, h, ctx, cos, sin, attention_mask=None, cache=None):
+        B, Q, _ = h.shape
+        C, D = ctx.shape[1], self.head_dim
+        q = self.q_norm(self.q_proj(h).view(B, Q, -1, D)).transpose(1, 2)
+        k = torch.cat([self.k_proj(ctx), self.k_proj(h)], 1).view(B, C + Q, -1, D)
+        v = torch.cat([self.v_proj(ctx), self.v_proj(h)], 1).view(B, C + Q, -1, D).transpose(1, 2)
+        k = self.k_norm(k).transpose(1, 2)
+        q, k = _rotate(q, cos[:, -Q:], sin[:, -Q:]), _rotate(k, cos, sin)
+        if cache is not None:
+            k, v = cache.update(k, v, self.layer_idx)
+        mask = attention_mask
+        if mask is None and (self.is_causal or self.sliding_window is not None):
+            mask = _index_mask(Q, k.shape[-2], self.is_causal, self.sliding_window, q.device)
+        if mask is None:
+            o = F.scaled_dot_product_attention(q, k, v, scale=D ** -0.5, enable_gqa=True)
+        else:
+            if mask.dim() == 4: mask = mask[:, 0]
+            mask = mask.bool().expand(B, -1, -1)[:, None]
+            rep = q.shape[1] // k.shape[1]
+            k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+            o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=D ** -0.5)
+        return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
+
+
+class DFlashMLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        H, I = config.hidden_size, config.intermediate_size
+        self.gate_proj, self.up_proj, self.down_proj = nn.Linear(H, I, bias=False), nn.Linear(H, I, bias=False), nn.Linear(I, H, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class DFlashDecoderLayer(nn.Module):
+    "Pre-norm Qwen3 layer; the context is normalised once, by the model's hidden_norm."
+    def __init__(self, config, layer_idx):
+        super().__init__()
+        self.self_attn, self.mlp = DFlashAttention(config, layer_idx), DFlashMLP(config)
+        self.input_layernorm = DFlashRMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.post_attention_layernorm = DFlashRMSNorm(config.hidden_size, config.rms_norm_eps)
+
+    def forward(self, h, ctx, cos, sin, attention_mask=None, cache=None):
+        h = h + self.self_attn(self.input_layernorm(h), ctx, cos, sin, attention_mask, cache)
+        return h + self.mlp(self.post_attention_layernorm(h))
+
+
+class DFlashDraftModel(PreTrainedModel):
+    "The DFlash drafter: `forward(position_ids, noise_embedding=, target_hidden=, past_key_values=)` -> block hidden states."
+    config_class = Qwen3Config
+    base_model_prefix = 'dflash'
+    _no_split_modules = ['DFlashDecoderLayer']
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.target_layer_ids = [int(i) for i in _dflash(config, 'target_layer_ids')]
+        self.block_size = int(_dflash(config, 'block_size', 16))
+        self.mask_token_id = _dflash(config, 'mask_token_id')
+        H = config.hidden_size
+        self.layers = nn.ModuleList(DFlashDecoderLayer(config, i) for i in range(config.num_hidden_layers))
+        self.fc = nn.Linear(len(self.target_layer_ids) * H, H, bias=False)
+        self.hidden_norm, self.norm = DFlashRMSNorm(H, config.rms_norm_eps), DFlashRMSNorm(H, config.rms_norm_eps)
+        self._rope = None
+        self.post_init()
+
+    def _init_weights(self, module):
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, 0.0, self.config.initializer_range)
+            if module.bias is not None: nn.init.zeros_(module.bias)
+        elif isinstance(module, DFlashRMSNorm):
+            nn.init.ones_(module.weight)
+
+    def forward(self, position_ids, attention_mask=None, noise_embedding=None, target_hidden=None,
+                past_key_values=None, use_cache=False, **kwargs):
+        dt = self.fc.weight.dtype
+        ctx = self.hidden_norm(self.fc(target_hidden.to(dt)))
+        h = noise_embedding.to(dt)
+        if self._rope is None: self._rope = _rope_tables(self.config)
+        inv, scale = self._rope
+        f = position_ids.to(h.device)[..., None].float() * inv.to(h.device)
+        emb = torch.cat([f, f], -1)
+        cos, sin = (emb.cos() * scale).to(dt), (emb.sin() * scale).to(dt)
+        for layer in self.layers:
+            h = layer(h, ctx, cos, sin, attention_mask, past_key_values)
+        return self.norm(h)
+
+    def compute_logits(self, hidden, output_head):
+        "Logits through the target's LM head (a module or a weight [V, H])."
+        if isinstance(output_head, torch.Tensor): return F.linear(hidden.to(output_head.dtype), output_head)
+        return output_head(hidden.to(next(output_head.parameters()).dtype))
+'''
+
 # %% ../nbs/03_drafter.ipynb #1ddabb12
 def _atomic_write(path:Path, write):
     path = Path(path)
@@ -574,13 +871,15 @@ def _atomic_write(path:Path, write):
         raise
 
 def _save_pretrained(self, save_dir, dtype=None):
-    "Write `config.json` + `model.safetensors` (z-lab HF format) to `save_dir`, atomically per file."
+    "Write `model.safetensors`, `dflash.py` and `config.json` (z-lab HF format + `auto_map`) to `save_dir`, atomically per file."
     from safetensors.torch import save_file
     save_dir = Path(save_dir); save_dir.mkdir(parents=True, exist_ok=True)
     sd = {k: v.detach().to('cpu', dtype or v.dtype).contiguous() for k, v in self.state_dict().items()}
     cfg = self.config.to_hf_dict()
     cfg['dtype'] = _dtype_name(next(iter(sd.values())).dtype)
+    cfg['auto_map'] = {'AutoModel': 'dflash.DFlashDraftModel'}  # AutoModel.from_pretrained(save_dir, trust_remote_code=True)
     _atomic_write(save_dir / 'model.safetensors', lambda p: save_file(sd, p, metadata={'format': 'pt'}))
+    _atomic_write(save_dir / 'dflash.py', lambda p: Path(p).write_text(DFLASH_PY))
     _atomic_write(save_dir / 'config.json', lambda p: Path(p).write_text(json.dumps(cfg, indent=2) + '\n'))
     return save_dir
 

