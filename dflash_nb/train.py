@@ -1164,7 +1164,8 @@ def main(argv=None) -> int:
             cmds = torchrun_commands(layout, argv, cfg.master_addr, cfg.master_port, cfg.run_dir)
             for n, c in enumerate(cmds if layout.nnodes > 1 else []): _say(f"node {n} of {layout.nnodes} runs: {' '.join(c)}")
             cmd = cmds[0]
-            _say(f"launching {layout.procs_per_node} processes on this node, {layout.world_size} in all ({layout.kind}: targets {layout.target_devices}, drafters "
+            where = f" on this node, {layout.world_size} in all" if layout.nnodes > 1 else ''
+            _say(f"launching {layout.procs_per_node} processes{where} ({layout.kind}: targets {layout.target_devices}, drafters "
                  f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
             return _launch(cmd)
         stop = StopFlag().install() if threading_main() else StopFlag()
