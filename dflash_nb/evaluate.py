@@ -431,11 +431,11 @@ def load_heldout_prompts(path=None, # JSONL/JSON conversations, gzipped or not; 
     convs, _ = read_conversations(path, require_assistant=False)
     return [_prompt_messages(c, i) for i, c in enumerate(convs)][:n]
 
-# %% ../nbs/07_eval.ipynb #f1b9e210
+# %% ../nbs/07_eval.ipynb #05ce70c7
 import warnings
 from .drafter import DFlashDrafter
 
-# %% ../nbs/07_eval.ipynb #7ddcd2da
+# %% ../nbs/07_eval.ipynb #8d0b0e0f
 class StaticKV:
     "A preallocated KV cache: per layer `[1, H, capacity, D]` buffers, written in place at the positions `slots`."
     def __init__(self, capacity:int):
@@ -451,7 +451,7 @@ class StaticKV:
         return k, v
     def get_seq_length(self, layer_idx:int=0) -> int: return self.length
 
-# %% ../nbs/07_eval.ipynb #ca78b705
+# %% ../nbs/07_eval.ipynb #2a28bfc0
 def fast_unsupported(target_model, temperature:float=0.0) -> str|None:
     "Why `FastDecoder` cannot decode with this target (None when it can)."
     model = _hf_model(target_model)
@@ -469,7 +469,7 @@ def _static_drafter(drafter, device) -> bool:
     attn = [l.self_attn for l in drafter.layers]
     return all(a.sliding_window is None for a in attn) and len({a.is_causal for a in attn}) == 1
 
-# %% ../nbs/07_eval.ipynb #4737d3fa
+# %% ../nbs/07_eval.ipynb #e30e0d37
 class _Graphed:
     "`fn()` captured as a CUDA graph; calling it replays the graph and returns the same (static) output tensors."
     def __init__(self, fn, warmup:int=2):
@@ -487,7 +487,7 @@ def _same(a, b, tol:float=2e-2) -> bool:
     pairs = [(x.float(), y.float()) for x, y in zip(a, b) if x is not None and x.is_floating_point()]
     return len(a) == len(b) and all(x.shape == y.shape and (x - y).abs().max() <= tol * (1 + x.abs().max()) for x, y in pairs)
 
-# %% ../nbs/07_eval.ipynb #7dc294d9
+# %% ../nbs/07_eval.ipynb #dce8e089
 class FastDecoder:
     "Greedy speculative decoding (the target alone with `drafter=None`) over static KV caches; on a GPU the steps are CUDA graphs."
     def __init__(self, target_model, # transformers causal LM (or a `Target`), eval mode, full attention
@@ -525,7 +525,7 @@ def _setup(self:FastDecoder, mask_id:int):
 
 FastDecoder._setup = _setup
 
-# %% ../nbs/07_eval.ipynb #32c60859
+# %% ../nbs/07_eval.ipynb #7256d125
 def _fd_mask(self:FastDecoder, pos):
     "Additive causal mask `[1, 1, len(pos), capacity]` for queries at positions `pos`."
     m = torch.zeros(pos.numel(), self.cap, dtype=self.dtype, device=self.dev)
@@ -550,7 +550,7 @@ def _fd_verify(self:FastDecoder):
 
 FastDecoder._mask, FastDecoder._target, FastDecoder._prefill, FastDecoder._verify = _fd_mask, _fd_target, _fd_prefill, _fd_verify
 
-# %% ../nbs/07_eval.ipynb #067b89b7
+# %% ../nbs/07_eval.ipynb #a6eb9970
 def _fd_draft_static(self:FastDecoder, ctx):
     "Draft into `vblk[1:]` from context `ctx` [1, C, n*H], whose first `nctx_t` rows are new; returns the draft logits."
     C, B, L = ctx.shape[1], self.B, self.cap
@@ -572,7 +572,7 @@ def _fd_draft(self:FastDecoder):
 
 FastDecoder._draft_static, FastDecoder._draft = _fd_draft_static, _fd_draft
 
-# %% ../nbs/07_eval.ipynb #a9a3f228
+# %% ../nbs/07_eval.ipynb #8cf8787a
 def _fd_capture(self:FastDecoder):
     "Capture the verify step, then the draft step; a step whose capture fails stays eager, with a warning."
     self.start_t.fill_(self.B + 1); self.nctx_t.fill_(1)
@@ -604,7 +604,7 @@ def _fd_graph(self:FastDecoder, fn):
 
 FastDecoder._capture, FastDecoder._check_state, FastDecoder._graph = _fd_capture, _fd_check_state, _fd_graph
 
-# %% ../nbs/07_eval.ipynb #55391fd3
+# %% ../nbs/07_eval.ipynb #abd91af4
 @torch.inference_mode()
 def _fd_generate(self:FastDecoder, input_ids, max_new_tokens:int, stop_token_ids=None) -> tuple[torch.Tensor, SpecStats]:
     "Greedy generation as `speculative_generate(..., temperature=0)`: the new token ids (CPU) and `SpecStats`."
@@ -645,7 +645,7 @@ def _fd_generate(self:FastDecoder, input_ids, max_new_tokens:int, stop_token_ids
 
 FastDecoder.generate = _fd_generate
 
-# %% ../nbs/07_eval.ipynb #7bc36f0f
+# %% ../nbs/07_eval.ipynb #33cdb044
 def fast_speculative_generate(target_model, drafter, input_ids, max_new_tokens:int, temperature:float=0.0,
                               stop_token_ids=None, block_size:int=None, generator=None,
                               decoder:FastDecoder=None, # reuse this decoder's caches and graphs
