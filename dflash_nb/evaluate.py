@@ -510,6 +510,7 @@ class FastDecoder:
         self.graphed = False  # True once the verify step replays a captured graph
         with torch.inference_mode(): self._setup(mask_id)
 
+# %% ../nbs/07_eval.ipynb #67c429be
 def _setup(self:FastDecoder, mask_id:int):
     dev, B = self.dev, self.B
     self.tcache, self.dcache = StaticKV(self.cap), (StaticKV(self.cap + B) if self.static else None)
