@@ -15,7 +15,8 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'speculative_generate', 'encode_prompt',
            'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position', 'acceptance_length',
-           'load_heldout_prompts']
+           'load_heldout_prompts', 'StaticKV', 'fast_unsupported', 'FastDecoder', 'fast_speculative_generate',
+           'fast_generators']
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
@@ -383,6 +384,7 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
                       seed:int=0, # for temperature > 0
                       progress:bool=True,
                       chat_template_kwargs:dict=None, # e.g. `{'enable_thinking': False}` for Qwen3
+                      fast:bool=False, # both loops through `FastDecoder` (static caches, CUDA graphs on a GPU; greedy)
                      ) -> AcceptanceResult:
     "Run speculative decoding on every prompt and collect tau, its histogram, per-position acceptance and speed."
     model = _hf_model(target_model)
@@ -393,16 +395,19 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
     encoded = [encode_prompt(tokenizer, _prompt_messages(p, i), **(chat_template_kwargs or {})) for i, p in enumerate(prompts)]
     gen = torch.Generator(device=dev).manual_seed(seed) if temperature > 0 else None
     kw = dict(temperature=temperature, stop_token_ids=stops, generator=gen)
+    spec = lambda ids: speculative_generate(model, drafter, ids, max_new_tokens, block_size=block_size, **kw)
+    plain = lambda ids: speculative_generate(model, None, ids, max_new_tokens, **kw)
+    if fast: spec, plain = fast_generators(model, drafter, encoded, max_new_tokens, block_size, **kw)
     if warmup and encoded:
-        speculative_generate(model, drafter, encoded[0], max_new_tokens, block_size=block_size, **kw)
-        if baseline: speculative_generate(model, None, encoded[0], max_new_tokens, **kw)
+        spec(encoded[0])
+        if baseline: plain(encoded[0])
     stats, base, same, texts = [], ([] if baseline else None), ([] if baseline and temperature <= 0 else None), []
     n_base = len(encoded) if baseline is True else int(baseline or 0)
     for i, ids in enumerate(tqdm(encoded, desc='acceptance length', unit='prompt', disable=not progress)):
-        out, st = speculative_generate(model, drafter, ids, max_new_tokens, block_size=block_size, **kw)
+        out, st = spec(ids)
         stats.append(st); texts.append(tokenizer.decode(out, skip_special_tokens=True))
         if i < n_base:
-            bout, bst = speculative_generate(model, None, ids, max_new_tokens, **kw)
+            bout, bst = plain(ids)
             base.append(bst)
             if same is not None: same.append(bool(torch.equal(out, bout)))
     return AcceptanceResult(stats[0].block_size if stats else (block_size or draft_settings(drafter)[0]), temperature,
@@ -425,3 +430,252 @@ def load_heldout_prompts(path=None, # JSONL/JSON conversations, gzipped or not; 
         path = d / 'heldout_prompts.jsonl'
     convs, _ = read_conversations(path, require_assistant=False)
     return [_prompt_messages(c, i) for i, c in enumerate(convs)][:n]
+
+# %% ../nbs/07_eval.ipynb #05ce70c7
+import warnings
+from .drafter import DFlashDrafter
+
+# %% ../nbs/07_eval.ipynb #8d0b0e0f
+class StaticKV:
+    "A preallocated KV cache: per layer `[1, H, capacity, D]` buffers, written in place at the positions `slots`."
+    def __init__(self, capacity:int):
+        self.capacity, self.k, self.v, self.slots, self.length = capacity, {}, {}, None, 0
+    def update(self, key_states, value_states, layer_idx:int, *args, **kwargs):
+        "Write the new keys/values at `self.slots` and return the whole buffers (a mask hides what is not valid)."
+        if layer_idx not in self.k:
+            b, h, _, d = key_states.shape
+            self.k[layer_idx] = key_states.new_zeros(b, h, self.capacity, d)
+            self.v[layer_idx] = value_states.new_zeros(b, h, self.capacity, value_states.shape[-1])
+        k, v = self.k[layer_idx], self.v[layer_idx]
+        k.index_copy_(2, self.slots, key_states.to(k.dtype)); v.index_copy_(2, self.slots, value_states.to(v.dtype))
+        return k, v
+    def get_seq_length(self, layer_idx:int=0) -> int: return self.length
+
+# %% ../nbs/07_eval.ipynb #2a28bfc0
+def fast_unsupported(target_model, temperature:float=0.0) -> str|None:
+    "Why `FastDecoder` cannot decode with this target (None when it can)."
+    model = _hf_model(target_model)
+    cfg = model.config.get_text_config() if hasattr(model.config, 'get_text_config') else model.config
+    impl, lt = getattr(model.config, '_attn_implementation', None), getattr(cfg, 'layer_types', None)
+    if temperature > 0: return f"temperature={temperature}: the fast loop is greedy only"
+    if impl not in ('sdpa', 'eager'): return f"attention implementation {impl!r} (the fast loop passes a 4D mask: 'sdpa' or 'eager')"
+    if lt is not None and set(lt) != {'full_attention'}: return f"layer types {sorted(set(lt))} (full attention only)"
+    if lt is None and getattr(cfg, 'sliding_window', None): return "a sliding-window target (full attention only)"
+    return None
+
+def _static_drafter(drafter, device) -> bool:
+    "Our `DFlashDrafter`, one kind of full-attention layer, on `device`: its KV cache can be static."
+    if not isinstance(drafter, DFlashDrafter) or _device_of(drafter, device) != device: return False
+    attn = [l.self_attn for l in drafter.layers]
+    return all(a.sliding_window is None for a in attn) and len({a.is_causal for a in attn}) == 1
+
+# %% ../nbs/07_eval.ipynb #e30e0d37
+class _Graphed:
+    "`fn()` captured as a CUDA graph; calling it replays the graph and returns the same (static) output tensors."
+    def __init__(self, fn, warmup:int=2):
+        s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(warmup): fn()
+        torch.cuda.current_stream().wait_stream(s)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph): self.out = fn()
+    def __call__(self):
+        self.graph.replay(); return self.out
+
+def _same(a, b, tol:float=2e-2) -> bool:
+    "The floating-point outputs of an eager call `a` and a replay `b` agree to `tol` of their scale."
+    pairs = [(x.float(), y.float()) for x, y in zip(a, b) if x is not None and x.is_floating_point()]
+    return len(a) == len(b) and all(x.shape == y.shape and (x - y).abs().max() <= tol * (1 + x.abs().max()) for x, y in pairs)
+
+# %% ../nbs/07_eval.ipynb #dce8e089
+class FastDecoder:
+    "Greedy speculative decoding (the target alone with `drafter=None`) over static KV caches; on a GPU the steps are CUDA graphs."
+    def __init__(self, target_model, # transformers causal LM (or a `Target`), eval mode, full attention
+                 drafter=None, # DFlash drafter; None: the target alone, one token per step
+                 capacity:int=1024, # longest prompt + max_new_tokens + block size that it will decode
+                 block_size:int=None, # default: the drafter's
+                 graphs=None, # CUDA graphs: default on a GPU (True/False; or a stand-in class for tests)
+                ):
+        self.model, self.drafter = _hf_model(target_model), _unwrap(drafter)
+        if (why := fast_unsupported(self.model)): raise ValueError(f"FastDecoder: {why}; use speculative_generate")
+        if self.drafter is None and block_size not in (None, 1): raise ValueError(f"block_size={block_size} needs a drafter")
+        B, mask_id, self.layer_ids = (1, 0, []) if self.drafter is None else draft_settings(self.drafter)
+        self.B = B if block_size is None else int(block_size)
+        emb = self.model.get_input_embeddings().weight
+        self.dev, self.dtype, self.taps, self.kw = emb.device, emb.dtype, self.B > 1, _cache_kw(self.model)
+        self.cap = -(-max(int(capacity), 4 * self.B) // 64) * 64
+        self.static = self.taps and _static_drafter(self.drafter, self.dev)
+        self.causal = self.static and self.drafter.layers[0].self_attn.is_causal
+        self._maker = _Graphed if graphs is True or (graphs is None and self.dev.type == 'cuda') else graphs
+        self.graphed = False  # True once the verify step replays a captured graph
+        with torch.inference_mode(): self._setup(mask_id)
+
+# %% ../nbs/07_eval.ipynb #67c429be
+def _setup(self:FastDecoder, mask_id:int):
+    dev, B = self.dev, self.B
+    self.tcache, self.dcache = StaticKV(self.cap), (StaticKV(self.cap + B) if self.static else None)
+    self.start_t, self.nctx_t = (torch.ones((), dtype=torch.long, device=dev) for _ in range(2))
+    self.vblk = torch.full((1, B), mask_id, dtype=torch.long, device=dev)
+    self.dblk = self.vblk.clone()
+    self.ar, self.kidx, self.dkidx = (torch.arange(n, device=dev) for n in (B, self.cap, self.cap + B))
+    self.neg, self.t_hid = torch.finfo(self.dtype).min, None
+    self.verify, self.draft = self._verify, self._draft
+    _, hid = self._prefill(torch.zeros(1, dtype=torch.long))    # allocates the caches
+    if self.static: self._draft_static(hid)
+    if self._maker: self._capture()
+
+FastDecoder._setup = _setup
+
+# %% ../nbs/07_eval.ipynb #7256d125
+def _fd_mask(self:FastDecoder, pos):
+    "Additive causal mask `[1, 1, len(pos), capacity]` for queries at positions `pos`."
+    m = torch.zeros(pos.numel(), self.cap, dtype=self.dtype, device=self.dev)
+    return m.masked_fill_(self.kidx[None] > pos[:, None], self.neg)[None, None]
+
+def _fd_target(self:FastDecoder, ids, pos, **kw):
+    "Target forward of tokens `ids` [1, q] at positions `pos` [q]: logits [q, V] and tapped hidden states (or None)."
+    self.tcache.slots = pos
+    out = self.model(input_ids=ids, position_ids=pos[None], attention_mask=self._mask(pos), use_cache=True,
+                     output_hidden_states=self.taps, **{self.kw: self.tcache}, **kw)
+    return out.logits[0], (tapped_hidden(out.hidden_states, self.layer_ids) if self.taps else None)
+
+def _fd_prefill(self:FastDecoder, ids):
+    return self._target(ids.view(1, -1).to(self.dev), torch.arange(ids.numel(), device=self.dev), logits_to_keep=1)
+
+def _fd_verify(self:FastDecoder):
+    "Verify `vblk` at `start_t`: `[a, predictions...]`, the block's tapped hidden states and its logits."
+    logits, hid = self._target(self.vblk, self.start_t + self.ar)
+    pred = logits.argmax(-1)
+    a = (self.vblk[0, 1:] == pred[:-1]).long().cumprod(0).sum()
+    return torch.cat([a.view(1), pred]), hid, logits
+
+FastDecoder._mask, FastDecoder._target, FastDecoder._prefill, FastDecoder._verify = _fd_mask, _fd_target, _fd_prefill, _fd_verify
+
+# %% ../nbs/07_eval.ipynb #a6eb9970
+def _fd_draft_static(self:FastDecoder, ctx):
+    "Draft into `vblk[1:]` from context `ctx` [1, C, n*H], whose first `nctx_t` rows are new; returns the draft logits."
+    C, B, L = ctx.shape[1], self.B, self.cap
+    i = self.dkidx[:C]
+    new, cpos, bpos = i < self.nctx_t, self.start_t - self.nctx_t + i, self.start_t + self.ar
+    self.dcache.slots = torch.cat([torch.where(new, cpos, L + i - self.nctx_t), bpos])
+    mask = (self.dkidx[None] < self.start_t + B).expand(B, -1)
+    if self.causal: mask = mask & (self.dkidx[None] <= bpos[:, None])
+    h = self.drafter(target_hidden=ctx, noise_embedding=F.embedding(self.dblk, self.model.get_input_embeddings().weight),
+                     position_ids=torch.cat([torch.where(new, cpos, 0), bpos])[None], past_key_values=self.dcache,
+                     use_cache=True, attention_mask=mask[None])
+    logits = self.drafter.compute_logits(h[0, 1:], self.model.get_output_embeddings())
+    self.vblk[0, 1:] = logits.argmax(-1)
+    return logits
+
+def _fd_draft(self:FastDecoder):
+    "The repeated draft step: the context is the previous verify's tapped hidden states."
+    return (self._draft_static(self.t_hid),)
+
+FastDecoder._draft_static, FastDecoder._draft = _fd_draft_static, _fd_draft
+
+# %% ../nbs/07_eval.ipynb #8cf8787a
+def _fd_capture(self:FastDecoder):
+    "Capture the verify step, then the draft step; a step whose capture fails stays eager, with a warning."
+    self.start_t.fill_(self.B + 1); self.nctx_t.fill_(1)
+    if (g := self._graph(self._verify)) is None: return
+    self.verify, self.t_hid, self.graphed = g, g.out[1], True
+    if self.static: self.draft = self._graph(self._draft) or self._draft
+
+def _fd_check_state(self:FastDecoder):
+    "Another state than the capture's: caches filled with a real context, another position and last token."
+    n = 2 * self.B + 3
+    _, hid = self._prefill(torch.arange(n) % 11 + 1)
+    self.start_t.fill_(n); self.nctx_t.fill_(n)
+    if self.static: self._draft_static(hid)
+    self.nctx_t.fill_(2); self.vblk[0, 0] = 3; self.dblk[0, 0] = 3
+
+def _fd_graph(self:FastDecoder, fn):
+    "`fn` as a graph replay, checked against an eager call in another state than the capture's; None if that fails."
+    try:
+        g = self._maker(fn)
+        self._check_state()
+        if not _same(fn(), g()): raise RuntimeError("a replay differs from the eager step")
+        return g
+    except Exception as e:
+        try: torch.cuda.synchronize()
+        except Exception: pass
+        warnings.warn(f"FastDecoder: CUDA graph capture of {fn.__name__} failed ({type(e).__name__}: {e}); "
+                      f"that step runs eagerly (same tokens, slower)")
+        return None
+
+FastDecoder._capture, FastDecoder._check_state, FastDecoder._graph = _fd_capture, _fd_check_state, _fd_graph
+
+# %% ../nbs/07_eval.ipynb #abd91af4
+@torch.inference_mode()
+def _fd_generate(self:FastDecoder, input_ids, max_new_tokens:int, stop_token_ids=None) -> tuple[torch.Tensor, SpecStats]:
+    "Greedy generation as `speculative_generate(..., temperature=0)`: the new token ids (CPU) and `SpecStats`."
+    ids = _as_prompt_ids(input_ids)
+    S, B, stops = ids.numel(), self.B, set(stop_token_ids or [])
+    if max_new_tokens < 1: raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+    if S + max_new_tokens + B > self.cap:
+        raise ValueError(f"FastDecoder: a {S}-token prompt + max_new_tokens={max_new_tokens} + block size {B} exceeds its "
+                         f"capacity {self.cap}; build it with capacity >= {S + max_new_tokens + B}")
+    st, gcache = SpecStats(B, S), (make_cache(getattr(self.drafter, 'config', None)) if self.taps and not self.static else None)
+    t0 = _now(self.dev)
+    logits, ctx = self._prefill(ids)
+    new, start = [int(logits[-1].argmax())], S
+    st.stopped, self.tcache.length = new[0] in stops, S
+    t1 = _now(self.dev); st.prefill_s = t1 - t0
+    self.nctx_t.fill_(S)
+    while len(new) < max_new_tokens and not st.stopped:
+        self.vblk[0, 0] = new[-1]; self.start_t.fill_(start)
+        if self.taps:
+            self.dblk[0, 0] = new[-1]
+            if not self.static:
+                dl = _draft(self.drafter, self.model, self.dblk[0], ctx, start, gcache, _device_of(self.drafter, self.dev))
+                self.vblk[0, 1:] = dl.argmax(-1)
+            elif ctx is not None: self._draft_static(ctx)   # the first draft: the whole prompt as context, eager
+            else: self.draft()
+        res, hid, _ = self.verify()
+        vals = res.tolist()
+        a, toks = vals[0], vals[1:vals[0] + 2]
+        k = min(len(toks), max_new_tokens - len(new))
+        hit = next((i for i, t in enumerate(toks[:k]) if t in stops), None)
+        if hit is not None: k, st.stopped = hit + 1, True
+        new += toks[:k]; st.accepted.append(a); st.committed.append(k)
+        start += k; self.tcache.length = start      # "crop": the positions past `start` are hidden, then overwritten
+        self.t_hid, ctx = hid, (hid[:, :k] if self.taps and not self.static else None)
+        self.nctx_t.fill_(k)
+    st.decode_s, st.n_new = _now(self.dev) - t1, len(new)
+    return torch.tensor(new, dtype=torch.long), st
+
+FastDecoder.generate = _fd_generate
+
+# %% ../nbs/07_eval.ipynb #33cdb044
+def fast_speculative_generate(target_model, drafter, input_ids, max_new_tokens:int, temperature:float=0.0,
+                              stop_token_ids=None, block_size:int=None, generator=None,
+                              decoder:FastDecoder=None, # reuse this decoder's caches and graphs
+                              graphs=None, # CUDA graphs (default on a GPU)
+                             ) -> tuple[torch.Tensor, SpecStats]:
+    "`speculative_generate` through a `FastDecoder`; the standard loop, with a warning, where the fast one cannot run."
+    if (why := fast_unsupported(target_model, temperature)):
+        warnings.warn(f"fast decoding unavailable: {why}; using speculative_generate")
+        return speculative_generate(target_model, drafter, input_ids, max_new_tokens, temperature=temperature,
+                                    stop_token_ids=stop_token_ids, block_size=block_size, generator=generator)
+    if decoder is None:
+        B = 1 if drafter is None else (block_size or draft_settings(_unwrap(drafter))[0])
+        decoder = FastDecoder(target_model, drafter, _as_prompt_ids(input_ids).numel() + max_new_tokens + B, block_size, graphs)
+    return decoder.generate(input_ids, max_new_tokens, stop_token_ids)
+
+def fast_generators(target_model, drafter, prompts_ids, max_new_tokens:int, block_size:int=None, temperature:float=0.0,
+                    stop_token_ids=None, generator=None, graphs=None):
+    "`(spec, plain)`: `ids -> (new ids, SpecStats)` with the drafter and with the target alone, one `FastDecoder` each."
+    kw = dict(temperature=temperature, stop_token_ids=stop_token_ids, generator=generator)
+    if (why := fast_unsupported(target_model, temperature)):
+        warnings.warn(f"fast decoding unavailable: {why}; using speculative_generate")
+        return (lambda ids: speculative_generate(target_model, drafter, ids, max_new_tokens, block_size=block_size, **kw),
+                lambda ids: speculative_generate(target_model, None, ids, max_new_tokens, **kw))
+    B = 1 if drafter is None else (block_size or draft_settings(_unwrap(drafter))[0])
+    cap = max([int(p.numel()) for p in prompts_ids] + [1]) + max_new_tokens + B
+    def loop(d, bs):
+        dec = []
+        def run(ids):
+            if not dec: dec.append(FastDecoder(target_model, d, cap, bs, graphs))
+            return dec[0].generate(ids, max_new_tokens, stop_token_ids)
+        return run
+    return loop(drafter, block_size), loop(None, None)
