@@ -281,6 +281,15 @@ def _same(f, text)->bool:
     try: return f() == text
     except Exception: return False
 
+_MARK = 'DFLASHNBMARK7F3A'
+def _placed(render, messages, i, text):
+    "Where the template puts message `i`'s content in `text`: found with a marker in its place; `(pos, matched)` or `(-1, None)`."
+    try: t = render(messages[:i] + [{**messages[i], 'content': _MARK}] + messages[i + 1:])
+    except Exception: return -1, None
+    p, c = t.find(_MARK), messages[i]['content']
+    if p < 0 or text[:p] != t[:p]: return -1, None
+    return next(((p, v) for v in (c, c.strip()) if v and text.startswith(v, p)), (-1, None))
+
 def _render(tokenizer, messages, kw=None, specials=None):
     "The chat-template text of `messages` and spans `(start, end, supervised, as_text)`: contents as text, answers and their closing token supervised."
     render = lambda ms, gen=False: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=gen, **(kw or {}))
@@ -297,7 +306,7 @@ def _render(tokenizer, messages, kw=None, specials=None):
             try: pre = render(messages[:i], True)
             except Exception: pre = None  # a template may refuse a partial conversation: search from `cur` then
             if pre is not None and text.startswith(pre) and len(pre) >= cur: head = cur = len(pre)
-        pos, c = _find(text, m['content'], cur)
+        pos, c = _find(text, m['content'], cur) if ans else _placed(render, messages, i, text)  # others: never a look-alike elsewhere
         if pos < 0:
             if ans: raise DataError(f"turn {i}: the assistant content is not in the chat template's rendering (does the template rewrite it?)", 'template error')
             if m['role'] == 'tool': raise DataError(f"turn {i}: the chat template leaves tool turns out", 'tool turn unsupported')
