@@ -725,6 +725,7 @@ def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final
                               protocol=self.cfg.eval_protocol)
     finally: drafter.train(was)
     rec = dict(step=step, **r.summary(), max_new_tokens=self.cfg.eval_max_new_tokens, chat_template_kwargs=self.template_kwargs,
+               prompt_tokens=[s.n_prompt for s in r.stats],
                histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
     (self.run_dir / 'eval').mkdir(exist_ok=True)
     (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
