@@ -14,21 +14,40 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'FORMAT_VERSION', 'make_tokenizer', 'DataError', 'normalize_conversation',
-           'open_text', 'LoadReport', 'read_conversations', 'tokenize_conversation', 'DatasetWriter',
-           'TokenizedDataset', 'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir', 'build_dataset',
-           'write_jsonl', 'regenerate', 'chitchat_prompts', 'chitchat_split']
+           'open_text', 'LoadReport', 'read_conversations', 'template_kwargs', 'prompt_text', 'tokenize_conversation',
+           'DatasetWriter', 'TokenizedDataset', 'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir',
+           'build_dataset', 'write_jsonl', 'regenerate', 'chitchat_prompts', 'chitchat_split']
 
 # %% ../nbs/00_data.ipynb #c0b24c5c
-from tokenizers import Tokenizer, models, trainers, pre_tokenizers, decoders
+from tokenizers import AddedToken, Tokenizer, models, trainers, pre_tokenizers, decoders
 from transformers import AutoTokenizer, PreTrainedTokenizerFast
 
 # %% ../nbs/00_data.ipynb #bdf9d79d
+_QWEN3 = """{%- set ns = namespace(last_user=-1) %}
+{%- for m in messages %}{%- if m['role'] == 'user' %}{%- set ns.last_user = loop.index0 %}{%- endif %}{%- endfor %}
+{%- for m in messages %}
+{%- if m['role'] == 'assistant' %}
+{%- set answer = m['content'] %}{%- set thought = '' %}
+{%- if '</think>' in answer %}
+{%- set thought = answer.split('</think>')[0].split('<think>')[-1].strip('\n') %}
+{%- set answer = answer.split('</think>')[-1].lstrip('\n') %}
+{%- endif %}
+{{- '<|im_start|>assistant\n' }}
+{%- if loop.index0 > ns.last_user and (loop.last or thought) %}{{- '<think>\n' + thought + '\n</think>\n\n' }}{%- endif %}
+{{- answer + '<|im_end|>\n' }}
+{%- elif m['role'] == 'tool' %}
+{%- if loop.first or messages[loop.index0 - 1]['role'] != 'tool' %}{{- '<|im_start|>user' }}{%- endif %}
+{{- '\n<tool_response>\n' + m['content'] + '\n</tool_response>' }}
+{%- if loop.last or messages[loop.index0 + 1]['role'] != 'tool' %}{{- '<|im_end|>\n' }}{%- endif %}
+{%- else %}{{- '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\n' }}
+{%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\n\n</think>\n\n' }}{%- endif %}
+{%- endif %}"""
+
 CHAT_TEMPLATES = {
-    'qwen3': ("{%- for m in messages %}"
-              "{%- if m['role'] == 'assistant' %}{{ '<|im_start|>assistant\n<think>\n\n</think>\n\n' + m['content'] + '<|im_end|>\n' }}"
-              "{%- else %}{{ '<|im_start|>' + m['role'] + '\n' + m['content'] + '<|im_end|>\n' }}{%- endif %}"
-              "{%- endfor %}"
-              "{%- if add_generation_prompt %}{{ '<|im_start|>assistant\n<think>\n\n</think>\n\n' }}{%- endif %}"),
+    'qwen3': _QWEN3,
     'smollm2': ("{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
                 "{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n' }}"
                 "{% endif %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}"
@@ -40,6 +59,7 @@ CHAT_TEMPLATES = {
 _SPECIALS = {'qwen3': ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<think>', '</think>'],
              'smollm2': ['<|endoftext|>', '<|im_start|>', '<|im_end|>'],
              'llama3': ['<|begin_of_text|>', '<|end_of_text|>', '<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>']}
+_NOT_SPECIAL = {'qwen3': ['<think>', '</think>']}  # added tokens that are plain text to `skip_special_tokens`, as in Qwen3
 _EOS = {'qwen3': '<|im_end|>', 'smollm2': '<|im_end|>', 'llama3': '<|eot_id|>'}
 _PAD = {'qwen3': '<|endoftext|>', 'smollm2': '<|im_end|>', 'llama3': '<|end_of_text|>'}
 
@@ -66,6 +86,7 @@ def make_tokenizer(template:str='qwen3', # one of `CHAT_TEMPLATES`
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=_SPECIALS[template], show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
     tok.train_from_iterator(_CORPUS.split('\n'), trainer)
+    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in _NOT_SPECIAL.get(template, [])])  # same ids, no longer special
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=_EOS[template], pad_token=_PAD[template])
     fast.chat_template = CHAT_TEMPLATES[template]
     if save_dir is None: return fast
@@ -85,7 +106,8 @@ class DataError(ValueError):
 
 # %% ../nbs/00_data.ipynb #6f6c3637
 ROLE_ALIASES = {'user': 'user', 'human': 'user', 'assistant': 'assistant', 'gpt': 'assistant', 'chatgpt': 'assistant',
-                'bard': 'assistant', 'bing': 'assistant', 'model': 'assistant', 'system': 'system'}
+                'bard': 'assistant', 'bing': 'assistant', 'model': 'assistant', 'system': 'system',
+                'tool': 'tool', 'function': 'tool'}
 
 def _part_problem(p):
     "Why content part `p` is not a text part (None if it is one)."
@@ -270,42 +292,112 @@ def read_conversations(paths, # a file, a folder, or a list of them (JSONL or JS
     convs, _, rep = _read(paths, on_error, require_assistant)
     return convs, rep
 
+# %% ../nbs/00_data.ipynb #9e1a0d58
+def template_kwargs(tokenizer, enable_thinking='auto')->dict:
+    "Keyword arguments for every rendering with `tokenizer`'s chat template: `enable_thinking` when the template reads it."
+    reads = 'enable_thinking' in str(getattr(tokenizer, 'chat_template', None) or '')
+    if enable_thinking not in ('auto', 'on', 'off', True, False):
+        raise ValueError(f"enable_thinking must be 'auto', 'on' or 'off', not {enable_thinking!r}")
+    if enable_thinking == 'auto': return {'enable_thinking': False} if reads else {}
+    if not reads: raise ValueError(f"enable_thinking={enable_thinking!r}: this chat template has no thinking switch (it never reads enable_thinking); use 'auto'")
+    return {'enable_thinking': enable_thinking in ('on', True)}
+
+def _kw(tokenizer, chat_template_kwargs=None)->dict:
+    "The template arguments given, else `template_kwargs(tokenizer)` (the family's default)."
+    return template_kwargs(tokenizer) if chat_template_kwargs is None else dict(chat_template_kwargs)
+
+def prompt_text(tokenizer, messages, chat_template_kwargs=None)->str:
+    "The generation prompt of `messages`: what the target reads before it answers (regeneration and tau use this)."
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **_kw(tokenizer, chat_template_kwargs))
+
 # %% ../nbs/00_data.ipynb #0648f91d
-def _render(tokenizer, messages):
-    "The chat-template text of `messages` and the character spans `(start, end)` of the assistant contents."
-    render = lambda ms, gen=False: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=gen)
+def _specials(tokenizer)->list:
+    "The special-token strings of `tokenizer` (control tokens), longest first."
+    s = {t.content for t in getattr(tokenizer, 'added_tokens_decoder', {}).values() if getattr(t, 'special', False)}
+    return sorted(s | set(getattr(tokenizer, 'all_special_tokens', [])), key=len, reverse=True)
+
+def _find(text, c, cur):
+    "`(pos, matched)`: the content `c` in `text` from `cur`, else its stripped form, else its answer after `</think>`."
+    for v in (c, c.strip(), c.split('</think>')[-1].strip() if '</think>' in c else ''):
+        if v and (pos := text.find(v, cur)) >= 0: return pos, v
+    return -1, c
+
+def _same(f, text)->bool:
+    try: return f() == text
+    except Exception: return False
+
+_MARK = 'DFLASHNBMARK7F3A'
+def _placed(render, messages, i, text):
+    "Where the template puts message `i`'s content in `text`: found with a marker in its place; `(pos, matched)` or `(-1, None)`."
+    try: t = render(messages[:i] + [{**messages[i], 'content': _MARK}] + messages[i + 1:])
+    except Exception: return -1, None
+    p, c = t.find(_MARK), messages[i]['content']
+    if p < 0 or text[:p] != t[:p]: return -1, None
+    return next(((p, v) for v in (c, c.strip()) if v and text.startswith(v, p)), (-1, None))
+
+def _render(tokenizer, messages, kw=None, specials=None):
+    "The chat-template text of `messages` and spans `(start, end, supervised, as_text)`: contents as text, answers and their closing token supervised."
+    render = lambda ms, gen=False: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=gen, **(kw or {}))
+    sp = _specials(tokenizer) if specials is None else specials
     text, spans, cur = render(messages), [], 0
+    if any(m['role'] == 'tool' for m in messages) and _same(lambda: render([m for m in messages if m['role'] != 'tool']), text):
+        raise DataError("the chat template leaves tool turns out (the rendering is the same without them)", 'tool turn unsupported')
     for i, m in enumerate(messages):
-        if m['role'] != 'assistant': continue
-        try: pre = render(messages[:i], True) if i else ''
-        except Exception: pre = None  # a template may refuse a partial conversation: search from `cur` then
-        if pre is not None and text.startswith(pre): cur = max(cur, len(pre))
-        c = m['content']
-        pos = text.find(c, cur)
-        if pos < 0: c = c.strip(); pos = text.find(c, cur)
-        if pos < 0: raise DataError(f"turn {i}: the assistant content is not in the chat template's rendering (does the template rewrite it?)", 'template error')
-        spans.append((pos, pos + len(c))); cur = pos + len(c)
+        ans, head = m['role'] == 'assistant', None
+        if ans and (kw or {}).get('enable_thinking') is False and '</think>' in m['content']:
+            raise DataError(f"turn {i}: the answer holds reasoning (</think>) but the prompts are non-thinking (enable_thinking=False): "
+                            "train with --enable-thinking on, or remove the reasoning", 'thinking mismatch')
+        if ans and i:
+            try: pre = render(messages[:i], True)
+            except Exception: pre = None  # a template may refuse a partial conversation: search from `cur` then
+            if pre is not None and text.startswith(pre) and len(pre) >= cur: head = cur = len(pre)
+        pos, c = _find(text, m['content'], cur) if ans else _placed(render, messages, i, text)  # others: never a look-alike elsewhere
+        if pos < 0:
+            if ans: raise DataError(f"turn {i}: the assistant content is not in the chat template's rendering (does the template rewrite it?)", 'template error')
+            if m['role'] == 'tool': raise DataError(f"turn {i}: the chat template leaves tool turns out", 'tool turn unsupported')
+            if any(t in m['content'] for t in sp): raise DataError(f"turn {i}: control-token text in a {m['role']} turn the template rewrites", 'control-token text')
+            continue  # rewritten by the template (a default system prompt...): template text
+        s, e = pos, pos + len(c)
+        if head is not None and not any(t in text[head:pos] for t in sp): s = head  # all the target generates after its prompt
+        spans.append((s, e, ans, True))
+        close = next((t for t in sp if text.startswith(t, e)), None) if ans else None
+        if close: spans.append((e, e + len(close), True, False)); e += len(close)
+        cur = e
     return text, spans
 
 # %% ../nbs/00_data.ipynb #4122c464
 def _pieces(text, spans):
-    "`text` cut at the span edges: `[(piece, is_assistant_content), ...]`, empty pieces left out."
+    "`text` cut at the span edges: `[(piece, supervised, as_text), ...]`, empty pieces left out."
     out, cur = [], 0
-    for s, e in spans: out += [(text[cur:s], False), (text[s:e], True)]; cur = e
-    return [(t, c) for t, c in out + [(text[cur:], False)] if t]
+    for s, e, sup, as_text in spans: out += [(text[cur:s], False, False), (text[s:e], sup, as_text)]; cur = e
+    return [p for p in out + [(text[cur:], False, False)] if p[0]]
 
-def _tokenize_many(tokenizer, convs):
+def _encode(tokenizer, texts, as_text=False)->list:
+    "Token ids of each text, no BOS/EOS added; `as_text`: special-token strings stay text (split), never control tokens."
+    if not texts: return []
+    bt = getattr(tokenizer, 'backend_tokenizer', None)
+    if not as_text or bt is None:
+        return tokenizer(texts, add_special_tokens=False, **({'split_special_tokens': True} if as_text else {}))['input_ids']
+    was = bt.encode_special_tokens; bt.encode_special_tokens = True
+    try: return [e.ids for e in bt.encode_batch(texts, add_special_tokens=False)]
+    finally: bt.encode_special_tokens = was
+
+def _tokenize_many(tokenizer, convs, kw=None):
     "Untruncated `(ids int32, loss_mask uint8)` per conversation, or the `DataError` it raised."
-    out, flat = [], []
+    out, sp = [], _specials(tokenizer)
     for m in convs:
-        try: out.append(_pieces(*_render(tokenizer, m))); flat += [t for t, _ in out[-1]]
+        try: out.append(_pieces(*_render(tokenizer, m, kw, sp)))
         except DataError as e: out.append(e)
-        except Exception as e: out.append(DataError(f"the chat template failed: {type(e).__name__}: {e}", 'template error'))
-    it = iter(tokenizer(flat, add_special_tokens=False)['input_ids'] if flat else [])
+        except Exception as e:
+            tool = any(t['role'] == 'tool' for t in m)
+            out.append(DataError(f"the chat template failed{' on a conversation with tool turns' if tool else ''}: {type(e).__name__}: {e}",
+                                 'tool turn unsupported' if tool else 'template error'))
+    flat = [p for r in out if not isinstance(r, DataError) for p in r]
+    enc = {t: iter(_encode(tokenizer, [p for p, _, a in flat if a == t], t)) for t in (False, True)}
     res = []
     for r in out:
         if isinstance(r, DataError): res.append(r); continue
-        toks = [(next(it), c) for _, c in r]
+        toks = [(next(enc[a]), c) for _, c, a in r]
         res.append((np.fromiter((i for t, _ in toks for i in t), np.int32), np.fromiter((c for t, c in toks for _ in t), np.uint8)))
     return res
 
@@ -316,10 +408,11 @@ def _check_tokenizer(tokenizer):
 def tokenize_conversation(tokenizer, # a HF tokenizer with a chat template
                           messages:list, # `[{'role', 'content'}, ...]`
                           max_length:int=None, # truncate to this many tokens
+                          chat_template_kwargs:dict=None, # default: `template_kwargs(tokenizer)`
                          )->tuple: # `(ids np.int32[S], loss_mask np.uint8[S])`
-    "Token ids of `messages` under the tokenizer's chat template, and a mask that is 1 exactly on assistant-content tokens."
+    "Token ids of `messages` under the tokenizer's chat template, and a mask that is 1 exactly on what the target generates: answers and their closing token."
     _check_tokenizer(tokenizer)
-    r = _tokenize_many(tokenizer, [messages])[0]
+    r = _tokenize_many(tokenizer, [messages], _kw(tokenizer, chat_template_kwargs))[0]
     if isinstance(r, DataError): raise r
     ids, mask = r
     return (ids[:max_length], mask[:max_length]) if max_length else (ids, mask)
@@ -331,7 +424,7 @@ def _has_pair(mask)->bool:
     return bool((mask[:-1] & mask[1:]).any())
 
 # %% ../nbs/00_data.ipynb #740b7642
-FORMAT_VERSION = 1  # part of the cache key: bump it when the files or the tokenization rules change
+FORMAT_VERSION = 2  # 2: closing tokens supervised, contents tokenized as text; part of the cache key: bump it when the files or the tokenization rules change
 
 class DatasetWriter:
     "Append `(ids, loss_mask)` samples to a dataset folder; `close(meta)` finishes it (also as a context manager)."
@@ -451,10 +544,10 @@ def _file_sha256(path, bufsize=1 << 20):
         while b := f.read(bufsize): h.update(b)
     return h.hexdigest()
 
-def dataset_key(files, tokenizer, max_length, on_error='raise')->str:
-    "The cache key of a tokenized dataset: data file hashes, tokenizer fingerprint, max_length, error policy, format."
+def dataset_key(files, tokenizer, max_length, on_error='raise', chat_template_kwargs=None)->str:
+    "The cache key of a tokenized dataset: data file hashes, tokenizer fingerprint, template arguments, max_length, error policy, format."
     spec = {'format': FORMAT_VERSION, 'files': [_file_sha256(f) for f in files], 'tokenizer': tokenizer_fingerprint(tokenizer),
-            'max_length': max_length, 'on_error': on_error}
+            'max_length': max_length, 'on_error': on_error, 'template_kwargs': _kw(tokenizer, chat_template_kwargs)}
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:24]
 
 def default_cache_dir()->Path:
@@ -463,27 +556,29 @@ def default_cache_dir()->Path:
 
 # %% ../nbs/00_data.ipynb #c50060ac
 _WORKER_TOK = None
-def _init_worker(tok):
-    global _WORKER_TOK; _WORKER_TOK = tok
-def _work(convs): return _tokenize_many(_WORKER_TOK, convs)
+def _init_worker(tok, kw):
+    global _WORKER_TOK; _WORKER_TOK = tok, kw
+def _work(convs): return _tokenize_many(*_WORKER_TOK[:1], convs, _WORKER_TOK[1])
 
-def _tokenized_chunks(tokenizer, convs, chunk_size, num_proc):
+def _tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw=None):
     chunks = [convs[i:i + chunk_size] for i in range(0, len(convs), chunk_size)]
     if num_proc <= 1 or len(chunks) <= 1:
-        yield from (_tokenize_many(tokenizer, c) for c in chunks); return
+        yield from (_tokenize_many(tokenizer, c, kw) for c in chunks); return
     import multiprocessing as mp
     ctx = mp.get_context('fork' if 'fork' in mp.get_all_start_methods() else 'spawn')
-    with ctx.Pool(num_proc, initializer=_init_worker, initargs=(tokenizer,)) as pool: yield from pool.imap(_work, chunks)
+    with ctx.Pool(num_proc, initializer=_init_worker, initargs=(tokenizer, kw)) as pool: yield from pool.imap(_work, chunks)
 
 # %% ../nbs/00_data.ipynb #af6dddc1
-def _write_tokenized(folder, tokenizer, convs, srcs, rep, max_length, on_error, num_proc, chunk_size, progress):
+_ALWAYS_DROP = {'tool turn unsupported'}  # records another template could use: counted, never fatal
+
+def _write_tokenized(folder, tokenizer, convs, srcs, rep, max_length, on_error, num_proc, chunk_size, progress, kw=None):
     with DatasetWriter(folder) as w, tqdm(total=len(convs), desc='tokenizing', unit='conv', disable=not progress) as bar:
         k = 0
-        for chunk in _tokenized_chunks(tokenizer, convs, chunk_size, num_proc):
+        for chunk in _tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw):
             for r in chunk:
                 path, line = srcs[k]; k += 1
                 if isinstance(r, DataError):
-                    if on_error == 'raise': raise r.at(path, line)
+                    if on_error == 'raise' and r.reason not in _ALWAYS_DROP: raise r.at(path, line)
                     rep.count(r.at(path, line), 'dropped'); continue
                 ids, mask = r
                 if not _has_pair(mask[:max_length]):
@@ -503,19 +598,21 @@ def build_dataset(paths, # data files or folders (JSONL / JSON, OpenAI or ShareG
                   on_error:str='raise', # 'raise' or 'skip' bad records (counted in `ds.report`)
                   num_proc:int=1, # tokenizing processes
                   chunk_size:int=512, progress:bool=True,
+                  chat_template_kwargs:dict=None, # default: `template_kwargs(tokenizer)`; part of the cache key
                  )->TokenizedDataset:
     "Tokenize conversations with assistant loss masks into a memory-mapped `TokenizedDataset`, cached on disk."
     _check_tokenizer(tokenizer)
     files = _resolve(paths)
-    key = dataset_key(files, tokenizer, max_length, on_error)
+    kw = _kw(tokenizer, chat_template_kwargs)
+    key = dataset_key(files, tokenizer, max_length, on_error, kw)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir(); folder = root/key
     if (folder/'meta.json').exists():
         ds = TokenizedDataset(folder); ds.from_cache = True; return ds
     convs, srcs, rep = _read(files, on_error)
     root.mkdir(parents=True, exist_ok=True); tmp = Path(tempfile.mkdtemp(prefix=f'.tmp-{key}-', dir=root))
     try:
-        w = _write_tokenized(tmp, tokenizer, convs, srcs, rep, max_length, on_error, num_proc, chunk_size, progress)
-        w.close({'key': key, 'files': [str(f) for f in files], 'max_length': max_length, 'on_error': on_error,
+        w = _write_tokenized(tmp, tokenizer, convs, srcs, rep, max_length, on_error, num_proc, chunk_size, progress, kw)
+        w.close({'key': key, 'files': [str(f) for f in files], 'max_length': max_length, 'on_error': on_error, 'template_kwargs': kw,
                  'tokenizer': getattr(tokenizer, 'name_or_path', ''), 'report': rep.to_dict()})
         try: os.rename(tmp, folder)
         except OSError:  # another process finished the same key first: use theirs
@@ -544,7 +641,7 @@ def _stop_ids(model, tokenizer, extra=None)->list:
 
 @torch.inference_mode()
 def _generate(model, tokenizer, texts, max_new_tokens, batch_size, stops, gen_kw, progress, desc='generating'):
-    "`(answer_text, finished)` for each prompt text: batched by length, left-padded."
+    "`(answer_text, finished, in_thought)` for each prompt text: batched by length, left-padded."
     enc = [tokenizer(t, add_special_tokens=False)['input_ids'] for t in texts]
     order, res = sorted(range(len(enc)), key=lambda i: -len(enc[i])), [None] * len(enc)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else stops[0]
@@ -556,7 +653,8 @@ def _generate(model, tokenizer, texts, max_new_tokens, batch_size, stops, gen_kw
                              eos_token_id=stops, pad_token_id=pad, **gen_kw)[:, L:].tolist()
         for r, i in enumerate(idx):
             cut = next((k for k, t in enumerate(out[r]) if t in stops), None)
-            res[i] = (tokenizer.decode(out[r][:cut], skip_special_tokens=True), cut is not None)
+            raw = tokenizer.decode(out[r][:cut])  # special tokens kept: `<think>` is one in some tokenizers
+            res[i] = (tokenizer.decode(out[r][:cut], skip_special_tokens=True), cut is not None, raw.rfind('<think>') > raw.rfind('</think>'))
     return res
 
 # %% ../nbs/00_data.ipynb #b8abe286
@@ -587,14 +685,16 @@ def regenerate(model, # HF causal LM (the target), eval mode, on its device
                drop_unfinished:bool=False, # drop answers that hit max_new_tokens without an end token
                turns:str='first', # 'first' user turn only, or 'all' user turns in rounds
                stop_token_ids=None, # extra end tokens besides the tokenizer's and the model's EOS
-               progress:bool=True, **generate_kwargs)->dict: # counts: conversations, written, answers, unfinished, dropped, empty
+               chat_template_kwargs:dict=None, # default: `template_kwargs(tokenizer)`, as training and tau
+               progress:bool=True, **generate_kwargs)->dict: # counts: conversations, written, answers, unfinished, dropped, empty, cut in thought
     "Answer prompts with the target (greedy by default, batched) and write the conversations as `messages` JSONL."
     if turns not in ('first', 'all'): raise ValueError(f"turns must be 'first' or 'all', not {turns!r}")
     convs, stops = _as_conversations(prompts_or_conversations), _stop_ids(model, tokenizer, stop_token_ids)
+    kw = _kw(tokenizer, chat_template_kwargs)
     gen_kw = dict(do_sample=True, temperature=temperature, top_p=top_p) if temperature > 0 else dict(do_sample=False)
     if temperature > 0: torch.manual_seed(seed)
     hist, pos, alive = [[] for _ in convs], [0] * len(convs), [True] * len(convs)
-    stats = dict(conversations=len(convs), answers=0, unfinished=0, dropped_unfinished=0, empty=0, written=0)
+    stats = dict(conversations=len(convs), answers=0, unfinished=0, dropped_unfinished=0, empty=0, cut_in_thought=0, written=0)
     n_rounds = 1 if turns == 'first' else max((sum(m['role'] == 'user' for m in c) for c in convs), default=0)
     for rnd in range(n_rounds):
         todo = []
@@ -603,10 +703,11 @@ def regenerate(model, # HF causal LM (the target), eval mode, on its device
             new, pos[c] = _next_turn(conv, pos[c])
             if new is None: alive[c] = False
             else: hist[c] += new; todo.append(c)
-        texts = [tokenizer.apply_chat_template(hist[c], tokenize=False, add_generation_prompt=True) for c in todo]
-        for c, (ans, fin) in zip(todo, _generate(model, tokenizer, texts, max_new_tokens, batch_size, stops, gen_kw, progress, f'round {rnd + 1}')):
+        texts = [prompt_text(tokenizer, hist[c], kw) for c in todo]
+        for c, (ans, fin, thinking) in zip(todo, _generate(model, tokenizer, texts, max_new_tokens, batch_size, stops, gen_kw, progress, f'round {rnd + 1}')):
             stats['unfinished'] += not fin
-            bad = 'empty' if not ans.strip() else 'dropped_unfinished' if (drop_unfinished and not fin) else None
+            bad = ('cut_in_thought' if thinking else 'empty' if not ans.strip() else
+                   'dropped_unfinished' if (drop_unfinished and not fin) else None)
             if bad: stats[bad] += 1; alive[c] = False
             else: hist[c].append({'role': 'assistant', 'content': ans}); stats['answers'] += 1
     last = lambda h: max((i for i, m in enumerate(h) if m['role'] == 'assistant'), default=-1)

@@ -13,10 +13,10 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'speculative_generate', 'encode_prompt',
-           'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position', 'acceptance_length',
-           'load_heldout_prompts', 'StaticKV', 'fast_unsupported', 'FastDecoder', 'fast_speculative_generate',
-           'fast_generators']
+__all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'speculative_generate',
+           'encode_prompt', 'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position',
+           'acceptance_length', 'load_heldout_prompts', 'StaticKV', 'fast_unsupported', 'FastDecoder',
+           'fast_speculative_generate', 'fast_generators']
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
@@ -117,6 +117,10 @@ def _now(device) -> float:
     if torch.device(device).type == 'cuda': torch.cuda.synchronize(device)
     return time.perf_counter()
 
+# %% ../nbs/07_eval.ipynb #f5451c05
+PROTOCOLS = {'ours': dict(max_new_tokens=256, headline='tau_pooled'),
+             'reference': dict(max_new_tokens=2048, headline='tau_prompt_mean')}
+
 # %% ../nbs/07_eval.ipynb #41f265f5
 def _hf_model(target):
     "The transformers model behind `target` (a `Target` has it as `.model`)."
@@ -170,6 +174,7 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
                          block_size:int=None, # default: the drafter's; 1: plain decoding, one token per target forward
                          generator=None, # torch.Generator on the target's device, for temperature > 0
                          drafter_cache:bool=True, # False: no drafter KV cache, the whole context every step (for tests)
+                         protocol:str='ours', # 'reference': z-lab benchmark counting (see below)
                         ) -> tuple[torch.Tensor, SpecStats]:
     "Generate with draft-and-verify steps; returns the new token ids `LongTensor[n]` (on CPU) and `SpecStats`."
     model, drafter = _hf_model(target_model), _unwrap(drafter)
@@ -182,7 +187,8 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
         B = B if block_size is None else int(block_size)
     if B < 1: raise ValueError(f"block_size must be >= 1, got {B}")
     if max_new_tokens < 1: raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
-    stops, taps = set(stop_token_ids or []), B > 1
+    if protocol not in PROTOCOLS: raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, not {protocol!r}")
+    stops, taps, ref = set(stop_token_ids or []), B > 1, protocol == 'reference'
     ids = _as_prompt_ids(input_ids)
     S = ids.numel(); st = SpecStats(B, S)
     layer_dev = _device_of(drafter, dev) if taps else dev
@@ -197,9 +203,9 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
     ctx = tapped_hidden(out.hidden_states, layer_ids) if taps else None
     del out
     new, start = [first], S
-    st.stopped = first in stops
+    st.stopped, seen = first in stops and not ref, first in stops
     t1 = _now(dev); st.prefill_s = t1 - t0
-    while len(new) < max_new_tokens and not st.stopped:
+    while (len(new) <= max_new_tokens if ref else len(new) < max_new_tokens) and not st.stopped:
         block = torch.full((B,), mask_id if taps else 0, dtype=torch.long, device=dev)
         block[0] = new[-1]
         draft_logits = None
@@ -209,9 +215,10 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
         out = model(input_ids=block.view(1, B), position_ids=torch.arange(start, start + B, device=dev).view(1, B),
                     use_cache=True, output_hidden_states=taps, **kv)
         a, toks = verify_block(block[1:], out.logits[0], temperature, draft_logits, generator)
-        k = min(len(toks), max_new_tokens - len(new))
+        k = len(toks) if ref else min(len(toks), max_new_tokens - len(new))
         hit = next((i for i, t in enumerate(toks[:k]) if t in stops), None)
-        if hit is not None: k, st.stopped = hit + 1, True
+        if ref: seen = st.stopped = seen or hit is not None   # the whole step counts; stop after it
+        elif hit is not None: k, st.stopped = hit + 1, True
         new += toks[:k]; st.accepted.append(a); st.committed.append(k)
         crop_cache(cache, start + k)  # keep block positions start..start+k-1: the committed ones
         if taps:
@@ -219,6 +226,9 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
             ctx = h if drafter_cache else torch.cat([ctx, h], dim=1)
         del out
         start += k
+    if ref:  # the output as the reference returns it: at most max_new_tokens, cut after the first stop token
+        new = new[:max_new_tokens]
+        new = new[:next((i + 1 for i, t in enumerate(new) if t in stops), len(new))]
     st.decode_s, st.n_new = _now(dev) - t1, len(new)
     return torch.tensor(new, dtype=torch.long), st
 
@@ -233,9 +243,11 @@ def _prompt_messages(p, i) -> list:
     if not msgs: raise ValueError(f"prompt {i} has no user turn")
     return msgs
 
-def encode_prompt(tokenizer, messages, **template_kwargs) -> torch.Tensor:
-    "LongTensor[S] of the chat-template rendering of `messages` with the generation prompt."
-    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **template_kwargs)
+def encode_prompt(tokenizer, messages, chat_template_kwargs:dict=None, **template_kwargs) -> torch.Tensor:
+    "LongTensor[S] of `messages` with the generation prompt, under the template arguments training uses (default: `template_kwargs(tokenizer)`)."
+    from dflash_nb.data import prompt_text
+    kw = None if chat_template_kwargs is None and not template_kwargs else {**(chat_template_kwargs or {}), **template_kwargs}
+    text = prompt_text(tokenizer, messages, kw)
     return torch.tensor(tokenizer(text, add_special_tokens=False)['input_ids'], dtype=torch.long)
 
 # %% ../nbs/07_eval.ipynb #5e3b028c
@@ -256,6 +268,7 @@ class AcceptanceResult:
     baseline: list = None # SpecStats of the target alone per prompt, when measured
     identical: list = None # per prompt: speculative output == target-alone output (temperature 0 with baseline)
     texts: list = None # decoded speculative outputs
+    protocol: str = 'ours' # how steps were counted (`PROTOCOLS`)
 
     def _cat(self, name): return np.array([x for s in self.stats for x in getattr(s, name)], dtype=np.int64)
     @property
@@ -265,9 +278,15 @@ class AcceptanceResult:
     @property
     def tau(self) -> float: return float(self._cat('committed').mean()) if self.steps else float('nan')
     @property
+    def tau_pooled(self) -> float: return self.tau
+    @property
     def tau_prompt_mean(self) -> float:
         t = [s.tau for s in self.stats if s.committed]
         return float(np.mean(t)) if t else float('nan')
+    @property
+    def tau_protocol(self) -> float:
+        "The protocol's own figure: pooled for `ours`, the mean of per-prompt means for `reference`."
+        return getattr(self, PROTOCOLS[self.protocol]['headline'])
 
 # %% ../nbs/07_eval.ipynb #4aab4a77
 def _prop(f):
@@ -326,7 +345,7 @@ def speedup(self) -> float|None:
 @_method
 def summary(self:AcceptanceResult) -> dict:
     "Plain-number summary: tau, steps, tokens, tokens/s, time per token, baseline and speedup, identical outputs."
-    d = dict(tau=self.tau, tau_prompt_mean=self.tau_prompt_mean, block_size=self.block_size, temperature=self.temperature,
+    d = dict(protocol=self.protocol, tau_pooled=self.tau_pooled, tau_prompt_mean=self.tau_prompt_mean, block_size=self.block_size, temperature=self.temperature,
              prompts=len(self.stats), steps=self.steps, tokens=self.tokens, tokens_per_s=self.tokens_per_s,
              time_per_token=self.time_per_token)
     if self.baseline: d.update(baseline_time_per_token=self.baseline_time_per_token, speedup=self.speedup)
@@ -375,29 +394,33 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
                       drafter, # DFlash drafter
                       tokenizer, # the target's tokenizer, with its chat template
                       prompts, # strings, message lists or `messages` records
-                      max_new_tokens:int=256,
+                      max_new_tokens:int=None, # default: the protocol's (ours 256, reference 2048)
                       temperature:float=0.0,
-                      stop_token_ids=None, # default: `default_stop_ids(target_model, tokenizer)`
+                      stop_token_ids=None, # default: `default_stop_ids(target_model, tokenizer)`; reference: `[tokenizer.eos_token_id]`
                       block_size:int=None, # default: the drafter's
                       baseline:bool|int=None, # also time the target alone (an int: on the first that many prompts); default: on a GPU only
                       warmup:bool=None, # an untimed run of the first prompt first; default: on a GPU only
                       seed:int=0, # for temperature > 0
                       progress:bool=True,
-                      chat_template_kwargs:dict=None, # e.g. `{'enable_thinking': False}` for Qwen3
-                      fast:bool=False, # both loops through `FastDecoder` (static caches, CUDA graphs on a GPU; greedy)
+                      chat_template_kwargs:dict=None, # default: `data.template_kwargs(tokenizer)`, as training
+                      protocol:str='ours', # 'ours' or 'reference' (z-lab benchmark counting, length, stop token, averaging)
+                      fast:bool=False, # both loops through `FastDecoder` (static caches, CUDA graphs on a GPU; greedy, protocol 'ours')
                      ) -> AcceptanceResult:
     "Run speculative decoding on every prompt and collect tau, its histogram, per-position acceptance and speed."
     model = _hf_model(target_model)
     dev = model.get_input_embeddings().weight.device
     on_gpu = dev.type == 'cuda'
     baseline, warmup = (on_gpu if baseline is None else baseline), (on_gpu if warmup is None else warmup)
-    stops = default_stop_ids(model, tokenizer) if stop_token_ids is None else list(stop_token_ids)
-    encoded = [encode_prompt(tokenizer, _prompt_messages(p, i), **(chat_template_kwargs or {})) for i, p in enumerate(prompts)]
+    if protocol not in PROTOCOLS: raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, not {protocol!r}")
+    max_new_tokens = max_new_tokens or PROTOCOLS[protocol]['max_new_tokens']
+    stops = (default_stop_ids(model, tokenizer) if protocol == 'ours' else [tokenizer.eos_token_id]) if stop_token_ids is None else list(stop_token_ids)
+    encoded = [encode_prompt(tokenizer, _prompt_messages(p, i), chat_template_kwargs) for i, p in enumerate(prompts)]
     gen = torch.Generator(device=dev).manual_seed(seed) if temperature > 0 else None
-    kw = dict(temperature=temperature, stop_token_ids=stops, generator=gen)
+    kw = dict(temperature=temperature, stop_token_ids=stops, generator=gen, protocol=protocol)
     spec = lambda ids: speculative_generate(model, drafter, ids, max_new_tokens, block_size=block_size, **kw)
     plain = lambda ids: speculative_generate(model, None, ids, max_new_tokens, **kw)
-    if fast: spec, plain = fast_generators(model, drafter, encoded, max_new_tokens, block_size, **kw)
+    if fast and protocol != 'ours': warnings.warn(f"fast decoding counts by protocol 'ours' only: protocol {protocol!r} uses speculative_generate")
+    elif fast: spec, plain = fast_generators(model, drafter, encoded, max_new_tokens, block_size, temperature=temperature, stop_token_ids=stops, generator=gen)
     if warmup and encoded:
         spec(encoded[0])
         if baseline: plain(encoded[0])
@@ -411,7 +434,7 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
             base.append(bst)
             if same is not None: same.append(bool(torch.equal(out, bout)))
     return AcceptanceResult(stats[0].block_size if stats else (block_size or draft_settings(drafter)[0]), temperature,
-                            stats, base, same, texts)
+                            stats, base, same, texts, protocol)
 
 # %% ../nbs/07_eval.ipynb #2f80a50e
 def _data_samples() -> Path|None:

@@ -51,6 +51,7 @@ class TrainConfig:
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
     # data and batching
     max_length: int = _opt(3072, "truncate conversations to this many tokens")
+    enable_thinking: str = _opt('auto', "chat-template thinking switch for the training rendering, regeneration and every tau prompt: 'auto' (as the family's reference drafts: non-thinking when the template reads enable_thinking), 'on', 'off'")
     boundaries: str = _opt('auto', "length-bucket upper edges, e.g. '770,1216,1728,2432,3296,8193' ('auto': derived from the data)")
     num_buckets: int = _opt(5, "buckets when boundaries='auto'")
     max_tokens: int = _opt(16384, "token budget of one micro-batch (batch size x longest sample)")
@@ -72,7 +73,8 @@ class TrainConfig:
     eval_speedup: int = _opt(8, "at the final tau on a GPU, also time the target alone on this many held-out prompts for the speedup (0 = off)")
     eval_every: int = _opt(250, "measure tau on 8 held-out prompts every N steps (0 = only at the end, on --eval-prompts)")
     eval_prompts: int = _opt(32, "held-out prompts used for tau")
-    eval_max_new_tokens: int = _opt(128, "tokens generated per held-out prompt for tau")
+    eval_max_new_tokens: int = _opt(128, "tokens generated per held-out prompt for tau (with --eval-protocol reference and not given: 2048, the reference's)")
+    eval_protocol: str = _opt('ours', "how tau counts: 'ours' (a step cut by the length or a stop token counts what it kept; pooled first) or 'reference' (z-lab benchmark: every step a+1, eos stop, per-prompt mean first); both figures are reported")
     resume: str = _opt('auto', "'auto' (continue from run_dir's latest checkpoint if any), 'none', or a checkpoint folder")
     inflight: int = _opt(2, "hidden-state batches a target rank may have in flight (run-ahead)")
     timeout_min: float = _opt(10.0, "collective / point-to-point timeout in minutes (a dead rank stops the job)")
@@ -328,9 +330,12 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
         if k not in given: setattr(cfg, k, v)
     if cfg.precision == 'auto': cfg.precision = 'fp32' if cpu else 'bf16'
     if cfg.attention == 'auto': cfg.attention = 'sdpa' if cpu else 'flex'
+    if cfg.eval_protocol == 'reference' and 'eval_max_new_tokens' not in given: cfg.eval_max_new_tokens = 2048  # the reference's length
     checks = [(cfg.precision in ('bf16', 'fp32'), 'precision', "use bf16, fp32 or auto"),
               (cfg.attention in ('flex', 'sdpa'), 'attention', "use flex, sdpa or auto"),
               (not (cfg.attention == 'flex' and cpu), 'attention', "flex has no backward on CPU: use sdpa there"),
+              (cfg.enable_thinking in ('auto', 'on', 'off'), 'enable_thinking', "use auto, on or off"),
+              (cfg.eval_protocol in ('ours', 'reference'), 'eval_protocol', "use ours or reference"),
               (2 <= cfg.block_size <= 64, 'block_size', "must be in [2, 64]"),
               (cfg.gamma >= 0, 'gamma', "must be > 0 (or 0 for the paper's value for the block size)"),
               (cfg.gamma == 0 or cfg.gamma <= 4 * cfg.block_size, 'gamma',
@@ -571,17 +576,21 @@ def _resolve_data_path(p):
     return alt if alt.exists() else p
 
 def _setup_data(self:Trainer):
-    from dflash_nb.data import build_dataset
+    from dflash_nb.data import build_dataset, template_kwargs
     from dflash_nb.buckets import BucketedBatchSampler, derive_boundaries, print_bucket_table, BucketError
     from dflash_nb.targets import demo_target
     c = self.cfg
     self.target_path = self.first_then_rest(demo_target) if c.target == 'demo' else Path(c.target)
     self.check_inputs()                                    # cheap checks and the checkpoint choice, before any tokenizing
+    try: self.template_kwargs = template_kwargs(self.tokenizer, c.enable_thinking)  # training, tau: the same prompts
+    except ValueError as e: raise ConfigError(f"--enable-thinking: {e}") from None
     self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
     cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
     self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
-                                                         on_error=on_error, progress=self.rank == 0))
+                                                         on_error=on_error, progress=self.rank == 0,
+                                                         chat_template_kwargs=self.template_kwargs))
     if self.ds.report is not None: self.say(self.ds.report.summary())
+    self.say(f"chat template arguments (training and tau): {self.template_kwargs or 'none'} (--enable-thinking {c.enable_thinking})")
     if len(self.ds) == 0: raise ConfigError(f"--data {c.data}: no usable conversation (see the report above)")
     longest = int(self.ds.lengths.max())
     if c.max_tokens < longest:
@@ -1004,12 +1013,29 @@ def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final
     was = drafter.training; drafter.eval()
     try:
         r = acceptance_length(self.target.model, drafter, self.tokenizer, prompts, max_new_tokens=self.cfg.eval_max_new_tokens,
-                              temperature=0.0, progress=False, baseline=baseline)
+                              temperature=0.0, progress=False, baseline=baseline, chat_template_kwargs=self.template_kwargs,
+                              protocol=self.cfg.eval_protocol)
     finally: drafter.train(was)
-    rec = dict(step=step, **r.summary(), histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
+    rec = dict(step=step, **r.summary(), max_new_tokens=self.cfg.eval_max_new_tokens, chat_template_kwargs=self.template_kwargs,
+               prompt_tokens=[s.n_prompt for s in r.stats],
+               histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
     (self.run_dir / 'eval').mkdir(exist_ok=True)
     (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
-    return r.tau, r
+    return r
+
+def _tau_line(step:int, r, where:str='') -> str:
+    "The printed tau line: both figures, named, the protocol's first."
+    a, b = ('per-prompt mean', 'pooled') if r.protocol == 'reference' else ('pooled', 'per-prompt mean')
+    va, vb = (r.tau_prompt_mean, r.tau_pooled) if r.protocol == 'reference' else (r.tau_pooled, r.tau_prompt_mean)
+    return f"step {step}: tau {a} {va:.2f} ({b} {vb:.2f}, {r.protocol} protocol) on {len(r.stats)} held-out prompts{where}"
+
+def _export(self:Trainer, name:str, drafter=None):
+    "Save the drafter to export/<name> (z-lab HF format), its config.json also recording the chat-template arguments."
+    d = self.run_dir / 'export' / name; (drafter or self.drafter).save_pretrained(d)
+    cfg = json.loads((d / 'config.json').read_text()); cfg['chat_template_kwargs'] = self.template_kwargs
+    tmp = d / '.config.json.tmp'; tmp.write_text(json.dumps(cfg, indent=2) + '\n'); os.replace(tmp, d / 'config.json')
+    return d
+Trainer.export = _export
 
 def _speedup_prompts(self:Trainer) -> int: return self.cfg.eval_speedup if self.device.type == 'cuda' else 0
 Trainer.speedup_prompts = _speedup_prompts
@@ -1019,16 +1045,16 @@ def _evaluate(self:Trainer, step:int, final:bool=False):
     if not (self.role.is_leader and self.role.is_target): return None
     out = self._measure_tau(self.drafter, step, baseline=self.speedup_prompts() if final else False, final=final)  # speed vs target alone: at the end (GPU)
     if out is None: return None
-    tau, r = out
+    r = out
     if final: self.speedup = r.speedup
-    self.metrics.log(step, tau=tau, **({'final': True} if final else {}))
+    self.metrics.log(step, tau_pooled=r.tau_pooled, tau_prompt_mean=r.tau_prompt_mean, **({'final': True} if final else {}))
     sp = f", speedup {r.speedup:.2f}x over target-alone greedy" if r.speedup else ''
-    tqdm_write(f"step {step}: tau = {tau:.2f} on {len(r.stats)} held-out prompts{sp}")
+    tqdm_write(_tau_line(step, r, sp))
     from dflash_nb.evaluate import AcceptanceResult
-    tau8 = AcceptanceResult(r.block_size, r.temperature, r.stats[:8]).tau    # "best" compares the same 8 prompts
-    if self.best is None or tau8 > self.best['tau']:
-        self.best = dict(tau=tau8, step=step); self.drafter.save_pretrained(self.run_dir / 'export' / 'best')
-    return tau
+    tau8 = AcceptanceResult(r.block_size, r.temperature, r.stats[:8], protocol=r.protocol).tau_protocol  # "best": the same 8 prompts
+    if self.best is None or self.best.get('protocol', 'ours') != r.protocol or tau8 > self.best['tau']:
+        self.best = dict(tau=tau8, step=step, protocol=r.protocol); self.export('best')
+    return r
 Trainer.evaluate, Trainer._measure_tau = _evaluate, _measure_tau
 
 # %% ../nbs/06_train.ipynb #f64b10c3
@@ -1037,25 +1063,28 @@ def _finish(self:Trainer, step:int):
     c = self.cfg
     if self.role.is_drafter and self.last_saved != step: self.save(step)
     if self.role.is_leader:
-        self.drafter.save_pretrained(self.run_dir / 'export' / 'final')
+        self.export('final')
         self.say(f"exported {self.run_dir / 'export' / 'final'} (z-lab HF format)")
-    tau = None
-    if self.layout.kind != 'disaggregated': tau = self.evaluate(step, final=True)
+    r = None
+    if self.layout.kind != 'disaggregated': r = self.evaluate(step, final=True)
     else:
         self.barrier()
         first = self.layout.target_ranks[0]                          # rank 0, unless node 0 holds only drafters
         if self.rank == first and self.heldout():
             from dflash_nb.drafter import DFlashDrafter
             d = DFlashDrafter.from_pretrained(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
-            tau, r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
-            _say(f"step {step}: tau = {tau:.2f} on {len(self.heldout())} held-out prompts (final drafter, measured on target rank 0)")
-            (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'tau': tau}))
-        got = [(tau, getattr(self, 'speedup', None))]
-        dist.broadcast_object_list(got, src=first); tau, self.speedup = got[0]    # the leader writes them in summary.json
+            r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
+            _say(_tau_line(step, r, ' (final drafter, measured on target rank 0)'))
+            (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'protocol': r.protocol, 'tau_pooled': r.tau_pooled,
+                                                                      'tau_prompt_mean': r.tau_prompt_mean}))
+        got = [(r, getattr(self, 'speedup', None))]
+        dist.broadcast_object_list(got, src=first); r, self.speedup = got[0]    # the leader writes them in summary.json
     if self.role.is_leader:
-        if self.best is None: self.drafter.save_pretrained(self.run_dir / 'export' / 'best'); self.best = dict(step=step, tau=tau)
+        if self.best is None: self.export('best'); self.best = dict(step=step, tau=r and r.tau_protocol)
         m = self.last_metrics or {}
-        self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), tau=tau,
+        self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), eval_protocol=c.eval_protocol,
+                            tau_pooled=r and r.tau_pooled, tau_prompt_mean=r and r.tau_prompt_mean,
+                            chat_template_kwargs=self.template_kwargs,
                             speedup=getattr(self, 'speedup', None),
                             minutes=(time.time() - self.t_start) / 60, run_dir=str(self.run_dir))
         (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1))
