@@ -132,7 +132,9 @@ def _turn(t, i):
         raise DataError(f"turn {i}: no {[k for k in (rk, ck) if k not in t][0]!r} field (fields: {sorted(t)})", 'missing field')
     role = ROLE_ALIASES.get(t[rk].strip().lower()) if isinstance(t[rk], str) else None
     if role is None: raise DataError(f"turn {i}: role {t[rk]!r} is not one of {sorted(ROLE_ALIASES)}", 'unknown role')
-    return {'role': role, 'content': _content(t[ck], i)}
+    out = {'role': role, 'content': _content(t[ck], i)}
+    if role == 'assistant' and t.get('finished') is False: out['finished'] = False  # cut at a length limit: no closing token learnt
+    return out
 
 # %% ../nbs/00_data.ipynb #4b6c6b51
 def normalize_conversation(rec, # one record: `{'messages': [...]}` or `{'conversations': [...]}`
@@ -360,7 +362,7 @@ def _render(tokenizer, messages, kw=None, specials=None):
         s, e = pos, pos + len(c)
         if head is not None and not any(t in text[head:pos] for t in sp): s = head  # all the target generates after its prompt
         spans.append((s, e, ans, True))
-        close = next((t for t in sp if text.startswith(t, e)), None) if ans else None
+        close = next((t for t in sp if text.startswith(t, e)), None) if ans and m.get('finished', True) else None  # an answer cut short did not end here
         if close: spans.append((e, e + len(close), True, False)); e += len(close)
         cur = e
     return text, spans
@@ -709,7 +711,7 @@ def regenerate(model, # HF causal LM (the target), eval mode, on its device
             bad = ('cut_in_thought' if thinking else 'empty' if not ans.strip() else
                    'dropped_unfinished' if (drop_unfinished and not fin) else None)
             if bad: stats[bad] += 1; alive[c] = False
-            else: hist[c].append({'role': 'assistant', 'content': ans}); stats['answers'] += 1
+            else: hist[c].append({'role': 'assistant', 'content': ans, **({} if fin else {'finished': False})}); stats['answers'] += 1
     last = lambda h: max((i for i, m in enumerate(h) if m['role'] == 'assistant'), default=-1)
     recs = [{'messages': h[:last(h) + 1]} for h in hist if last(h) >= 0]  # end every conversation on an answer
     write_jsonl(out_path, recs); stats['written'] = len(recs)

