@@ -394,8 +394,10 @@ def drafter_rope(cfg:DFlashConfig, position_ids, dtype):
             from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
             inv, s = ROPE_INIT_FUNCTIONS[cfg.rope_scaling['rope_type']](cfg.get_text_config(), torch.device('cpu'))
         _ROPE_CACHE[key] = (inv.float(), float(s))
-    inv, s = _ROPE_CACHE[key]
-    f = position_ids[..., None].float() * inv.to(position_ids.device)
+    dev = position_ids.device
+    if (key, dev) not in _ROPE_CACHE: _ROPE_CACHE[key, dev] = _ROPE_CACHE[key][0].to(dev)  # once per device: no host copy per
+    inv, s = _ROPE_CACHE[key, dev], _ROPE_CACHE[key][1]                                      # forward (CUDA graphs forbid one)
+    f = position_ids[..., None].float() * inv
     emb = torch.cat([f, f], -1)
     return (emb.cos() * s).to(dtype), (emb.sin() * s).to(dtype)
 
