@@ -2,7 +2,7 @@
   python3 tools/h200/demo.py regen [T SEED [LIMIT]]
                                               answers all of data_samples/chitchat_prompts.jsonl with the demo target
                                               (SmolLM2-135M-Instruct, bf16, 256 new tokens): greedy into
-                                              data_samples/demo_train.jsonl, or sampled at temperature T > 0 (seed SEED,
+                                              data_samples/demo_train.jsonl.gz, or sampled at temperature T > 0 (seed SEED,
                                               the first LIMIT prompts) into data_samples/demo_train_t{T}_s{SEED}.jsonl:
                                               more distinct answers for the drafter (it overfits 6,000 greedy ones)
   python3 tools/h200/demo.py NAME MINUTES [dflash_nb_train flags]
@@ -14,7 +14,7 @@ import json, os, subprocess, sys, tarfile, time
 from pathlib import Path
 import torch
 out = Path(os.environ.get('OUT', '/tmp'))
-data, prompts = Path('data_samples/demo_train.jsonl'), Path('data_samples/chitchat_prompts.jsonl')
+data, prompts = Path('data_samples/demo_train.jsonl.gz'), Path('data_samples/chitchat_prompts.jsonl')
 if sys.argv[1] == 'regen':
     from transformers import AutoModelForCausalLM
     from dflash_nb.targets import demo_target, load_tokenizer

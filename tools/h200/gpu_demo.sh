@@ -1,13 +1,13 @@
-# H200 (one call, <= 10 min): regenerate the demo data with the demo target unless data_samples/demo_train.jsonl
+# H200 (one call, <= 10 min): regenerate the demo data with the demo target unless data_samples/demo_train.jsonl.gz
 # already answers every prompt, then train demo drafters with dflash_nb_train, fitted to the time left (issue 7).
 # On a 2-GPU machine two settings train side by side (flags in $DEMO_A and $DEMO_B; B only with 2 GPUs).
 # Usage on the device machine, repo root (the GGUF parts .demo/part-a? carried in this or the previous call):
 #   DEMO_A="--max-tokens 4096" DEMO_B="--max-tokens 2048 --lr 2e-3" bash tools/h200/gpu_demo.sh [BUDGET_SECONDS] [EVAL_SECONDS]
 t0=$(date +%s); budget=${1:-570}; eval_s=${2:-150}
 source tools/h200/setup.sh || exit 1
-if [ "$(wc -l < data_samples/demo_train.jsonl)" -lt "$(wc -l < data_samples/chitchat_prompts.jsonl)" ]; then
+if [ ! -f data_samples/demo_train.jsonl.gz ]; then
   python3 tools/h200/demo.py regen 2>&1 | tee $OUT/regen.log | grep -v 'it/s\]$'
-  cp data_samples/demo_train.jsonl $OUT/
+  cp data_samples/demo_train.jsonl.gz $OUT/
 fi
 n=$(nvidia-smi -L | wc -l)
 # minutes for dflash_nb_train's --time-limit-min (start to end of training): what is left minus the final tau's time

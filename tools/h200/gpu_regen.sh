@@ -13,7 +13,7 @@ for spec in "$@"; do
 done
 wait
 # to $OUT (to commit) and to $HOME/dflash-data/ (kept while the machine stays warm: a next call can train on them with
-# e.g. DEMO_A="--data data_samples/demo_train.jsonl,$HOME/dflash-data/demo_train_t0.8_s1.jsonl")
+# e.g. DEMO_A="--data data_samples/demo_train.jsonl.gz,$HOME/dflash-data/demo_train_t0.8_s1.jsonl")
 mkdir -p $HOME/dflash-data
 for spec in "$@"; do t=${spec%%:*}; s=${spec##*:}; tail -1 $OUT/regen_t${t}_s${s}.log
   cp data_samples/demo_train_t${t}_s${s}.jsonl $OUT/ 2>/dev/null; cp data_samples/demo_train_t${t}_s${s}.jsonl $HOME/dflash-data/ 2>/dev/null; done
