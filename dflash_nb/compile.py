@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_compile.ipynb #37da6626
 from __future__ import annotations
-import contextlib, contextvars, dataclasses, functools, inspect, json, os, re, shutil, subprocess, sys, threading, time, warnings
+import contextlib, contextvars, dataclasses, functools, importlib, inspect, json, os, re, shutil, subprocess, sys, threading, time, warnings
 from pathlib import Path
 import torch
 
@@ -301,6 +301,15 @@ def _anchors(batch, seq_len, num_anchors, device):
     a = (torch.arange(n, device=device) * seq_len) // n
     return a.expand(batch, n).contiguous(), torch.ones(batch, n, dtype=torch.bool, device=device)
 
+def _named(fn):
+    "A callable as given, or the one named `'module:qualname'` (how a fresh process is told what to check)."
+    if not isinstance(fn, str): return fn
+    mod, _, name = fn.partition(':'); obj = importlib.import_module(mod)
+    for part in name.split('.'): obj = getattr(obj, part)
+    return obj
+
+def _name_of(fn) -> str: return fn if isinstance(fn, str) else f"{fn.__module__}:{fn.__qualname__}"
+
 def _sync(dev):
     if dev.type == 'cuda': torch.cuda.synchronize(dev)
 
@@ -323,13 +332,12 @@ def _fix_hint(e, dev, need) -> str:
             "head_dim is a power of two >= 16")
 
 # %% ../nbs/04_compile.ipynb #fbc35d60
-def _preflight_one(attend, dev, S, num_heads, num_kv_heads, head_dim, num_anchors, block_size, sliding_window, dtype, batch, backward):
+def _preflight_one(attend, make_mask, dev, S, num_heads, num_kv_heads, head_dim, num_anchors, block_size, sliding_window, dtype, batch, backward):
     "Build the mask and run the drafter attention (twice) for one (device, bucket); return a table row."
-    from dflash_nb.drafter import create_dflash_block_mask
     gen = torch.Generator(device=dev).manual_seed(0)
     anchors, keep = _anchors(batch, S, num_anchors, dev)
     graphs0 = CompileMonitor.read()['unique_graphs']
-    t = time.perf_counter(); bm = create_dflash_block_mask(anchors, keep, S, block_size, sliding_window=sliding_window, device=dev)
+    t = time.perf_counter(); bm = make_mask(anchors, keep, S, block_size, sliding_window=sliding_window, device=dev)
     _sync(dev); mask_s = time.perf_counter() - t
     Q = anchors.shape[1] * block_size; KV = S + Q
     rnd = lambda h, L: (torch.randn(batch, h, L, head_dim, generator=gen, device=dev, dtype=dtype) / 2).requires_grad_(backward)
@@ -354,15 +362,16 @@ def _preflight_one(attend, dev, S, num_heads, num_kv_heads, head_dim, num_anchor
 def preflight(num_heads:int, num_kv_heads:int, head_dim:int, # attention shape (query heads, kv heads, head dim)
               seq_buckets, # context lengths to warm up, one per bucket (e.g. `bucket_seq_lens(boundaries)`)
               num_anchors:int, block_size:int, # blocks per sequence and tokens per block: queries = num_anchors*block_size
+              attention, # the compiled attention to check: (q, k, v, block_mask) -> out (or its 'module:name')
+              block_mask, # its mask builder: (anchors, keep, seq_len, block_size, sliding_window=, device=) -> BlockMask
               devices=('cpu',), # devices this process will use
               dtype=torch.bfloat16, # dtype of q/k/v (the drafter's)
               backward:bool|None=None, # None: forward+backward on GPU, forward only on CPU (flex has no CPU backward)
               sliding_window:int|None=None, batch_size:int=1,
-              attention=None, # compiled (q, k, v, block_mask) -> out; default: dflash_nb.drafter.flex_dflash_attention
               verbose:bool=True): # print the table
-    "Compile and run the drafter's attention for each bucket and device, prove it ran compiled, time it; raise `PreflightError` if not."
+    "Compile and run `attention` on `block_mask`'s masks for each bucket and device, prove it ran compiled, time it; raise `PreflightError` if not."
     import pandas as pd
-    if attention is None: from dflash_nb.drafter import flex_dflash_attention as attention
+    attention, block_mask = _named(attention), _named(block_mask)
     try: check_thread_config('preflight')
     except CompileConfigError as e: raise PreflightError(f"{e}") from None
     check_no_dense_fallback('preflight start (dense flex already ran in this process)')
@@ -374,7 +383,7 @@ def preflight(num_heads:int, num_kv_heads:int, head_dim:int, # attention shape (
     for dev in devices:
         bwd = (dev.type != 'cpu') if backward is None else backward
         for S in seq_buckets:
-            try: rows.append(_preflight_one(attention, dev, int(S), num_heads, num_kv_heads, head_dim, num_anchors, block_size,
+            try: rows.append(_preflight_one(attention, block_mask, dev, int(S), num_heads, num_kv_heads, head_dim, num_anchors, block_size,
                                             sliding_window, dtype, batch_size, bwd))
             except PreflightError: raise
             except Exception as e:
@@ -399,6 +408,7 @@ def bucket_seq_lens(boundaries, multiple:int=128) -> list[int]:
 
 # %% ../nbs/04_compile.ipynb #cd5afed2
 def preflight_benchmark(run_dir, # run directory (compile cache in run_dir/compile_cache/rank{rank})
+                        attention, block_mask, # what `preflight` checks (callables or 'module:name')
                         devices=None, # default: cuda:0 if there is a GPU, else cpu
                         seq_lens=None, # default: bucket_seq_lens(dflash_nb.buckets.REFERENCE_BOUNDARIES)
                         num_heads:int=32, num_kv_heads:int=8, head_dim:int=128, num_anchors:int=512, block_size:int=16,
@@ -411,7 +421,7 @@ def preflight_benchmark(run_dir, # run directory (compile cache in run_dir/compi
         from dflash_nb.buckets import REFERENCE_BOUNDARIES
         seq_lens = bucket_seq_lens(REFERENCE_BOUNDARIES)
     devices = devices or (['cuda:0'] if torch.cuda.is_available() else ['cpu'])
-    df = preflight(num_heads, num_kv_heads, head_dim, seq_lens, num_anchors, block_size, devices=devices,
+    df = preflight(num_heads, num_kv_heads, head_dim, seq_lens, num_anchors, block_size, attention, block_mask, devices=devices,
                    dtype=getattr(torch, dtype) if isinstance(dtype, str) else dtype)
     df.attrs['call_s'] = time.perf_counter() - t0
     print(f"preflight_benchmark{' '+label if label else ''}: {df.attrs['total_s']:.1f} s preflight, {df.attrs['call_s']:.1f} s with setup "
@@ -420,13 +430,13 @@ def preflight_benchmark(run_dir, # run directory (compile cache in run_dir/compi
     return df
 
 # %% ../nbs/04_compile.ipynb #e43ae926
-def preflight_cold_warm(run_dir, **kwargs):
+def preflight_cold_warm(run_dir, attention, block_mask, **kwargs):
     "Run `preflight_benchmark` in two fresh processes, with an emptied cache (cold) then the same cache (warm); return the totals."
     import pandas as pd
     run_dir = Path(run_dir).absolute(); shutil.rmtree(run_dir/'compile_cache', ignore_errors=True)
     rows = []
     for label in ('cold', 'warm'):
-        args = json.dumps(dict(kwargs, run_dir=str(run_dir), label=label))
+        args = json.dumps(dict(kwargs, run_dir=str(run_dir), label=label, attention=_name_of(attention), block_mask=_name_of(block_mask)))
         t = time.perf_counter()
         subprocess.run([sys.executable, '-c', 'import json, sys; from dflash_nb.compile import preflight_benchmark; '
                         'preflight_benchmark(**json.loads(sys.argv[1]))', args], check=True)
