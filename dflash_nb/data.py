@@ -269,12 +269,13 @@ def _resolve(paths)->list:
     return out
 
 # %% ../nbs/00_data.ipynb #1fb89ceb
-def _read(paths, on_error='raise', require_assistant=True):
+def _read(paths, on_error='raise', require_assistant=True, limit:int=None):
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     files = _resolve(paths)
     convs, srcs, rep = [], [], LoadReport(files=len(files))
     for path in files:
         for line, rec, err in _iter_records(path):
+            if limit is not None and len(convs) >= limit: break   # the first `limit` usable ones
             rep.records += 1
             try:
                 if err is not None: raise err
@@ -546,10 +547,11 @@ def _file_sha256(path, bufsize=1 << 20):
         while b := f.read(bufsize): h.update(b)
     return h.hexdigest()
 
-def dataset_key(files, tokenizer, max_length, on_error='raise', chat_template_kwargs=None)->str:
-    "The cache key of a tokenized dataset: data file hashes, tokenizer fingerprint, template arguments, max_length, error policy, format."
+def dataset_key(files, tokenizer, max_length, on_error='raise', chat_template_kwargs=None, limit:int=None)->str:
+    "The cache key of a tokenized dataset: data file hashes, tokenizer fingerprint, template arguments, max_length, error policy, record limit, format."
     spec = {'format': FORMAT_VERSION, 'files': [_file_sha256(f) for f in files], 'tokenizer': tokenizer_fingerprint(tokenizer),
-            'max_length': max_length, 'on_error': on_error, 'template_kwargs': _kw(tokenizer, chat_template_kwargs)}
+            'max_length': max_length, 'on_error': on_error, 'template_kwargs': _kw(tokenizer, chat_template_kwargs),
+            **({'limit': limit} if limit is not None else {})}
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:24]
 
 def default_cache_dir()->Path:
@@ -601,20 +603,21 @@ def build_dataset(paths, # data files or folders (JSONL / JSON, OpenAI or ShareG
                   num_proc:int=1, # tokenizing processes
                   chunk_size:int=512, progress:bool=True,
                   chat_template_kwargs:dict=None, # default: `template_kwargs(tokenizer)`; part of the cache key
+                  limit:int=None, # only the first `limit` usable conversations (records after them are not read)
                  )->TokenizedDataset:
     "Tokenize conversations with assistant loss masks into a memory-mapped `TokenizedDataset`, cached on disk."
     _check_tokenizer(tokenizer)
     files = _resolve(paths)
     kw = _kw(tokenizer, chat_template_kwargs)
-    key = dataset_key(files, tokenizer, max_length, on_error, kw)
+    key = dataset_key(files, tokenizer, max_length, on_error, kw, limit)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir(); folder = root/key
     if (folder/'meta.json').exists():
         ds = TokenizedDataset(folder); ds.from_cache = True; return ds
-    convs, srcs, rep = _read(files, on_error)
+    convs, srcs, rep = _read(files, on_error, limit=limit)
     root.mkdir(parents=True, exist_ok=True); tmp = Path(tempfile.mkdtemp(prefix=f'.tmp-{key}-', dir=root))
     try:
         w = _write_tokenized(tmp, tokenizer, convs, srcs, rep, max_length, on_error, num_proc, chunk_size, progress, kw)
-        w.close({'key': key, 'files': [str(f) for f in files], 'max_length': max_length, 'on_error': on_error, 'template_kwargs': kw,
+        w.close({'key': key, 'files': [str(f) for f in files], 'max_length': max_length, 'on_error': on_error, 'template_kwargs': kw, 'limit': limit,
                  'tokenizer': getattr(tokenizer, 'name_or_path', ''), 'report': rep.to_dict()})
         try: os.rename(tmp, folder)
         except OSError:  # another process finished the same key first: use theirs

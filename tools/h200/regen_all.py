@@ -12,7 +12,7 @@ other than `messages` (`chat`, `turn`) are carried into the answers. The model i
 
 One process per GPU (`--procs` on CPU), process r answering records r, r+N, r+2N, ... of the first `--limit`, in
 chunks of `--chunk-batches` batches taken in file order, each chunk sorted by length so a batch pads little.
-Before each batch a process estimates its time from the batches it ran (the first batch is small, `--first-batch`)
+Before each batch a process estimates its time from the batches it ran (the first one, `--first-batch`, as big as the rest by default)
 and stops starting batches when the estimate would pass the deadline; answers are appended to a part file after
 every batch, so even a process killed at the hard limit keeps what it wrote; a batch that runs out of GPU memory is
 halved and retried, and so are the batches after it. Throughput knobs: `--batch-size` (generation of a 135M model is launch-bound, so bigger batches
@@ -34,7 +34,9 @@ def _args(argv=None):
     p.add_argument('--max-new-tokens', type=int, default=256)
     p.add_argument('--batch-size', type=int, default=None, help="prompts per generate call (default 1024 on GPU, 8 on CPU)")
     p.add_argument('--chunk-batches', type=int, default=4, help="batches per length-sorted chunk")
-    p.add_argument('--first-batch', type=int, default=64, help="size of each process's first batch (it times the rest)")
+    p.add_argument('--first-batch', type=int, default=None,
+                   help="size of each process's first batch, which times the rest (default: --batch-size; a smaller first batch "
+                        "makes the deadline estimate for full batches pessimistic: it scales linearly, generation time does not)")
     p.add_argument('--limit', type=int, default=None, help="answer only the first LIMIT records")
     p.add_argument('--turns', choices=['auto', 'first', 'all'], default='auto')
     p.add_argument('--temperature', type=float, default=0.0); p.add_argument('--top-p', type=float, default=1.0)
@@ -184,6 +186,7 @@ def main(a):
     gpus = _gpus(); n_gpu = len(gpus)
     world = a.procs or max(1, n_gpu)
     a.batch_size = a.batch_size or (1024 if n_gpu else 8)
+    a.first_batch = a.first_batch or a.batch_size
     a.name = a.name or Path(a.prompts).name.split('.')[0] + ('_greedy' if a.temperature == 0 else f'_t{a.temperature:g}_s{a.seed}')
     out = Path(a.outdir); parts = out / f'.parts-{a.name}'
     shutil.rmtree(parts, ignore_errors=True); parts.mkdir(parents=True)
