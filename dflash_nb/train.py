@@ -92,8 +92,8 @@ class TrainConfig:
     debug: bool = _opt(False, "on an error, print the full traceback (otherwise one line)")
 
 # %% ../nbs/06_train.ipynb #a04db1bc
-CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=2048, epochs=1, max_steps=40,
-                 save_every=20, eval_every=20, eval_prompts=4, eval_max_new_tokens=48, num_buckets=3,
+CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=2048, epochs=1, max_steps=32,
+                 save_every=16, eval_every=16, eval_prompts=4, eval_max_new_tokens=48, num_buckets=3,
                  max_records=2000)
 DEMO_GPU = dict(max_tokens=4096, max_length=1024, epochs=40, time_limit_min=8.0, eval_every=0, save_every=1000,
                 eval_prompts=100)
