@@ -1,42 +1,105 @@
-"""Execute a notebook in place, keeping its outputs (used to record benchmark results on the H200).
+"""Execute notebooks as a user would and keep their outputs, short: how the committed outputs are made.
 
-Runs every code cell (nbdev test flags are ignored: the notebook is executed as a user would run it; `#| eval: false`
-cells are skipped), with the project root on sys.path and cwd = the notebook's folder, then writes the notebook with
-its outputs to --out (default: in place). Stops at the first failing cell but still writes what ran.
-Usage: python tools/run_notebook.py nbs/08_bench.ipynb [--out OUT.ipynb] [--skip-flags "multigpu"]
+    python tools/run_notebook.py --all                      # every notebook in nbs/, CPU cells, in place; then nbdev_clean
+                                                            # and README.md (the one command that refreshes the outputs)
+    python tools/run_notebook.py nbs/08_bench.ipynb [--out OUT.ipynb] [--skip-flags "slow multigpu"]   # e.g. on a GPU
+
+Runs every code cell in order (the cells whose nbdev flags are named in --skip-flags are skipped and keep the outputs
+they have, e.g. GPU outputs recorded on a GPU machine; `#| eval: false` cells are skipped too), with the project root
+on sys.path and cwd = the notebook's folder, then writes the notebook with its outputs. Outputs are made readable on
+GitHub: progress bars keep their last state, long text keeps its first and last lines, widget views are dropped
+(plots stay, as PNG). Stops at the first failing cell but still writes what ran; exit status 1 then.
 """
-import argparse, os, sys, time
+import argparse, os, re, subprocess, sys, time
 from pathlib import Path
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('notebook'); ap.add_argument('--out', default=None)
-    ap.add_argument('--skip-flags', default='', help='space-separated cell flags to skip (e.g. "multigpu")')
-    a = ap.parse_args()
+ROOT = Path(__file__).resolve().parents[1]
+WIDGET = ('application/vnd.jupyter.widget-view+json', 'application/vnd.jupyter.widget-state+json')
+
+def _lines(text: str) -> list:
+    "Text as its lines, each carriage-return-overwritten line (a progress bar) reduced to what it shows last."
+    out = []
+    for l in text.split('\n'):
+        parts = [p for p in l.split('\r') if p.strip()]
+        out.append(parts[-1] if parts else '')
+    return out
+
+def short_text(text: str, max_lines: int = 40) -> str:
+    "`text` with progress bars at their last state and at most `max_lines` lines (its head and tail)."
+    ls = _lines(text if isinstance(text, str) else ''.join(text))
+    ls = [l for i, l in enumerate(ls) if l.strip() or (i and ls[i - 1].strip())]   # no runs of blank lines
+    if len(ls) > max_lines:
+        head, tail = max_lines * 2 // 3, max_lines // 3 - 1
+        ls = ls[:head] + [f'... ({len(ls) - head - tail} lines left out)'] + ls[-tail:]
+    return '\n'.join(ls)
+
+def short_outputs(outputs: list, max_lines: int = 40) -> list:
+    "Outputs without widget views, with short text (streams of one name merged)."
+    res = []
+    for o in outputs:
+        o = dict(o)
+        if o.get('output_type') == 'stream':
+            if res and res[-1].get('output_type') == 'stream' and res[-1].get('name') == o.get('name'):
+                res[-1]['text'] = res[-1]['text'] + (o['text'] if isinstance(o['text'], str) else ''.join(o['text'])); continue
+            o['text'] = o['text'] if isinstance(o['text'], str) else ''.join(o['text'])
+        elif 'data' in o:
+            data = {k: v for k, v in o['data'].items() if k not in WIDGET}
+            if not data: continue
+            if 'text/plain' in data and 'image/png' not in data:
+                data['text/plain'] = short_text(data['text/plain'], max_lines)
+            o['data'] = data
+        res.append(o)
+    for o in res:
+        if o.get('output_type') == 'stream':
+            o['text'] = short_text(o['text'], max_lines)
+            if o['text'] and not o['text'].endswith('\n'): o['text'] += '\n'
+    return [o for o in res if o.get('output_type') != 'stream' or o['text'].strip()]
+
+def run(fn: Path, out=None, skip=frozenset(), max_lines: int = 40) -> bool:
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
-    from nbdev.process import NBProcessor, extract_directives
-    root = Path(__file__).resolve().parents[1]; sys.path.insert(0, str(root))
-    fn = Path(a.notebook).resolve(); skip = set(a.skip_flags.split())
-    nb = read_nb(fn)
+    from nbdev.process import extract_directives
+    fn = Path(fn).resolve(); nb = read_nb(fn)
     def _skip(cell):
         if cell.cell_type != 'code': return True
         if 'nbdev_export' + '(' in cell.source: return True
         d = extract_directives(cell, remove=False)
-        if d.get('eval:', [''])[0].lower() == 'false': return True
-        return bool(skip & d.keys())
-    sh = CaptureShell(fn); t0 = time.time(); ok = True
+        if d.get('eval:', [''])[0].lower() == 'false' or skip & d.keys(): return True
+        cell.outputs = []   # a cell that now prints nothing must not keep what it printed before
+        return False
+    def _post(cell): cell.outputs = short_outputs(cell.get('outputs', []), max_lines)
+    sh = CaptureShell(fn, mpl_format='png'); t0 = time.time(); ok = True
     cwd = os.getcwd(); os.chdir(fn.parent)
-    try: sh.run_all(nb, exc_stop=True, preproc=_skip)
+    try: sh.run_all(nb, exc_stop=True, preproc=_skip, postproc=_post)
     except Exception as e: ok = False; print(f'FAILED: {e}', file=sys.stderr)
     finally: os.chdir(cwd)
     for c in nb.cells:  # echo outputs so the run log holds them too
         for o in c.get('outputs', []):
-            if o.get('output_type') == 'stream': print(''.join(o['text']), end='')
+            if o.get('output_type') == 'stream': print(o['text'], end='')
             elif 'text/plain' in o.get('data', {}): print(''.join(o['data']['text/plain']))
             elif o.get('output_type') == 'error': print('\n'.join(o.get('traceback', [])))
-    write_nb(nb, a.out or fn)
-    print(f'{"ok" if ok else "FAILED"}: {fn.name} in {time.time() - t0:.0f} s -> {a.out or fn}')
-    return 0 if ok else 1
+    write_nb(nb, out or fn)
+    print(f'{"ok" if ok else "FAILED"}: {fn.name} in {time.time() - t0:.0f} s -> {out or fn}', flush=True)
+    return ok
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('notebooks', nargs='*'); ap.add_argument('--out', default=None)
+    ap.add_argument('--all', action='store_true', help='every notebook in nbs/ in place, then nbdev_clean and README.md')
+    ap.add_argument('--skip-flags', default=None, help='space-separated cell flags to skip (default: "gpu multigpu slow" '
+                    'with --all, none otherwise)')
+    ap.add_argument('--max-lines', type=int, default=40, help='lines kept of a long text output')
+    a = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    nbs = sorted(p for p in (ROOT / 'nbs').glob('*.ipynb') if not p.name.startswith(('_', '.'))) if a.all else a.notebooks
+    if not nbs: ap.error('give notebooks or --all')
+    if a.out and len(nbs) > 1: ap.error('--out takes one notebook')
+    skip = set((a.skip_flags if a.skip_flags is not None else ('gpu multigpu slow' if a.all else '')).split())
+    failed = [str(n) for n in nbs if not run(Path(n), a.out, skip, a.max_lines)]
+    if a.all:
+        subprocess.run(['nbdev_clean'], cwd=ROOT, check=True)
+        subprocess.run([sys.executable, str(ROOT / 'tools' / 'make_readme.py')], check=True)
+    if failed: print('failed:', *failed)
+    return 1 if failed else 0
 
 if __name__ == '__main__': sys.exit(main())
