@@ -7,7 +7,7 @@
 Runs every code cell in order (the cells whose nbdev flags are named in --skip-flags are skipped and keep the outputs
 they have, e.g. GPU outputs recorded on a GPU machine; `#| eval: false` cells are skipped too), with the project root
 on sys.path and cwd = the notebook's folder, then writes the notebook with its outputs. Outputs are made readable on
-GitHub: progress bars keep their last state, long text keeps its first and last lines, widget views are dropped
+GitHub: progress bars are left out (their text around them stays), long text keeps its first and last lines, widget views are dropped
 (plots stay, as PNG). Stops at the first failing cell but still writes what ran; exit status 1 then.
 """
 import argparse, os, re, subprocess, sys, time
@@ -16,12 +16,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WIDGET = ('application/vnd.jupyter.widget-view+json', 'application/vnd.jupyter.widget-state+json')
 
+_BAR = re.compile(r'\d+%\|.*\|')   # a tqdm progress bar ("  40%|####      | 4/10 [...]")
+
 def _lines(text: str) -> list:
-    "Text as its lines, each carriage-return-overwritten line (a progress bar) reduced to what it shows last."
+    "Text as its lines: a carriage-return-overwritten line reduced to what it shows last, progress bars left out."
     out = []
     for l in text.split('\n'):
-        parts = [p for p in l.split('\r') if p.strip()]
-        out.append(parts[-1] if parts else '')
+        parts = [p for p in l.split('\r') if p.strip() and not _BAR.search(p)]
+        if parts or not l.strip(): out.append(parts[-1] if parts else '')
     return out
 
 def short_text(text: str, max_lines: int = 40) -> str:
