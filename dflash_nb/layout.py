@@ -252,7 +252,7 @@ def _transport_selfcheck():
         for i in list(range(r - 1, 6, w - 1))[:2]:
             h = tr.recv(i, 0)
             assert h.shape == (2, 3 + i, 4) and h.dtype == _DTYPES[i % 3] and bool((h == i).all()), f"bad micro-batch {i}"
-        print(f"rank {r}: received 2 micro-batches in order, dropped {tr.drain(0)}")
+        print(f"rank {r}: received 2 micro-batches in order, dropped {tr.drain(0)}\n", end="", flush=True)  # one write: ranks share stdout
     dist.destroy_process_group()
 
 # %% ../nbs/05_layout.ipynb #3ca8dffa

@@ -2,7 +2,7 @@
 
     python tools/run_notebook.py --all                      # every notebook in nbs/, CPU cells, in place; then nbdev_clean
                                                             # and README.md (the one command that refreshes the outputs)
-    python tools/run_notebook.py nbs/08_bench.ipynb [--out OUT.ipynb] [--skip-flags "slow multigpu"]   # e.g. on a GPU
+    python tools/run_notebook.py nbs/08_bench.ipynb [--out OUT.ipynb] [--skip-flags "multigpu slow"]   # e.g. on a GPU
 
 Runs every code cell in order (the cells whose nbdev flags are named in --skip-flags are skipped and keep the outputs
 they have, e.g. GPU outputs recorded on a GPU machine; `#| eval: false` cells are skipped too), with the project root
@@ -89,14 +89,17 @@ def main():
     ap.add_argument('notebooks', nargs='*'); ap.add_argument('--out', default=None)
     ap.add_argument('--all', action='store_true', help='every notebook in nbs/ in place, then nbdev_clean and README.md')
     ap.add_argument('--skip-flags', default=None, help='space-separated cell flags to skip (default: "gpu multigpu slow" '
-                    'with --all, none otherwise)')
+                    'with --all or without a GPU, else "multigpu slow")')
     ap.add_argument('--max-lines', type=int, default=40, help='lines kept of a long text output')
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     nbs = sorted(p for p in (ROOT / 'nbs').glob('*.ipynb') if not p.name.startswith(('_', '.'))) if a.all else a.notebooks
     if not nbs: ap.error('give notebooks or --all')
     if a.out and len(nbs) > 1: ap.error('--out takes one notebook')
-    skip = set((a.skip_flags if a.skip_flags is not None else ('gpu multigpu slow' if a.all else '')).split())
+    if a.skip_flags is None:   # default: what this machine can run (GPU cells only where there is a GPU), never the long ones
+        import torch
+        a.skip_flags = 'multigpu slow' if torch.cuda.is_available() and not a.all else 'gpu multigpu slow'
+    skip = set(a.skip_flags.split())
     failed = [str(n) for n in nbs if not run(Path(n), a.out, skip, a.max_lines)]
     if a.all:
         subprocess.run(['nbdev_clean'], cwd=ROOT, check=True)
