@@ -392,7 +392,7 @@ def _raise_if_lost(self:Peers):
 def _exit_lost(self:Peers, msg:str, grace_s:float=3.):
     "The watcher's reaction: the main thread gets `grace_s` to report it; if it is stuck in a collective, print and exit."
     if not self.reported.wait(grace_s):
-        print(f"dflash_nb_train: error: {self.message(msg)}", file=sys.stderr, flush=True); os._exit(1)
+        sys.stderr.write(f"dflash_nb_train: error: {self.message(msg)}\n"); sys.stderr.flush(); os._exit(1)   # one write: ranks share stderr
     if not self.closed.wait(30.): os._exit(1)             # reported, but stuck on the way out
 
 def _close(self:Peers, ok:bool=True, reason:str=''):

@@ -92,7 +92,7 @@ class TrainConfig:
     debug: bool = _opt(False, "on an error, print the full traceback (otherwise one line)")
 
 # %% ../nbs/06_train.ipynb #a04db1bc
-CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=2048, epochs=1, max_steps=32,
+CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=1536, epochs=1, max_steps=32,
                  save_every=16, eval_every=16, eval_prompts=4, eval_max_new_tokens=48, num_buckets=3,
                  max_records=2000)
 DEMO_GPU = dict(max_tokens=4096, max_length=1024, epochs=40, time_limit_min=8.0, eval_every=0, save_every=1000,
@@ -1192,6 +1192,10 @@ def _report_failure(self:Trainer, e:Exception):
 Trainer.report_failure = _report_failure
 
 # %% ../nbs/06_train.ipynb #6f76476f
+def _error_line(msg):
+    "The one-line error, in one write: the ranks of a run share stderr, and two lines must not run together."
+    sys.stderr.write(f"dflash_nb_train: error: {msg}\n"); sys.stderr.flush()
+
 def main(argv=None) -> int:
     "Entry point of `dflash_nb_train`."
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -1214,9 +1218,9 @@ def main(argv=None) -> int:
         return 0
     except _user_errors() as e:
         if debug: import traceback; traceback.print_exc()
-        print(f"dflash_nb_train: error: {_how_out(e)}", file=sys.stderr); return 2
+        _error_line(_how_out(e)); return 2
     except PeerLost as e:
-        print(f"dflash_nb_train: error: {e}", file=sys.stderr); return 1
+        _error_line(e); return 1
 
 def _launch(cmd) -> int:
     "Run torchrun in a session of its own: SIGTERM/SIGINT to this process reach each worker once (Ctrl-C no longer twice)."
