@@ -325,6 +325,7 @@ def _layer_ids(s:str) -> list[int]|None:
         raise ConfigError(f"--target-layer-ids {s!r}: ids must be increasing, without repeats (one tap per layer, shallow to deep)")
     return ids
 
+# %% ../nbs/06_train.ipynb #cf53cf2c
 def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     "Resolve 'auto' options and the CPU profile (never overriding explicitly given options); check values."
     cfg = dataclasses.replace(cfg)
@@ -579,6 +580,7 @@ def _resolve_data_path(p):
     alt = Path(__file__).resolve().parents[1] / p if '__file__' in globals() else p
     return alt if alt.exists() else p
 
+# %% ../nbs/06_train.ipynb #91fcdfed
 def _setup_data(self:Trainer):
     from dflash_nb.data import build_dataset, template_kwargs
     from dflash_nb.buckets import BucketedBatchSampler, derive_boundaries, print_bucket_table, BucketError
@@ -919,6 +921,7 @@ def _agree_stop(self:Trainer):
     return why
 Trainer.agree_stop, Trainer.local_stop = _agree_stop, _local_stop
 
+# %% ../nbs/06_train.ipynb #5b6d20b9
 def _progress(self:Trainer) -> float:
     "Fraction of the time budget spent (from the end of the first step); drafter ranks agree (the largest)."
     if self.t_first is None or self.deadline is None: p = self.p0
@@ -1013,6 +1016,7 @@ def _heldout(self:Trainer):
     return load_heldout_prompts(p, self.cfg.eval_prompts)
 Trainer.heldout = _heldout
 
+# %% ../nbs/06_train.ipynb #719c0132
 def _fast_tau(self:Trainer) -> bool:
     "Decode tau through `FastDecoder` (static caches, CUDA graphs): on a GPU, greedy, protocol 'ours'; same tokens, ~10x faster."
     return self.device.type == 'cuda' and self.cfg.eval_protocol == 'ours'
@@ -1035,12 +1039,14 @@ def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final
     (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
     return r
 
+# %% ../nbs/06_train.ipynb #452b5e66
 def _tau_line(step:int, r, where:str='') -> str:
     "The printed tau line: both figures, named, the protocol's first."
     a, b = ('per-prompt mean', 'pooled') if r.protocol == 'reference' else ('pooled', 'per-prompt mean')
     va, vb = (r.tau_prompt_mean, r.tau_pooled) if r.protocol == 'reference' else (r.tau_pooled, r.tau_prompt_mean)
     return f"step {step}: tau {a} {va:.2f} ({b} {vb:.2f}, {r.protocol} protocol) on {len(r.stats)} held-out prompts{where}"
 
+# %% ../nbs/06_train.ipynb #da89f1c4
 def _export(self:Trainer, name:str, drafter=None):
     "Save the drafter to export/<name> (z-lab HF format), its config.json also recording the chat-template arguments."
     d = self.run_dir / 'export' / name; (drafter or self.drafter).save_pretrained(d)
@@ -1052,6 +1058,7 @@ Trainer.export = _export
 def _speedup_prompts(self:Trainer) -> int: return self.cfg.eval_speedup if self.device.type == 'cuda' else 0
 Trainer.speedup_prompts = _speedup_prompts
 
+# %% ../nbs/06_train.ipynb #7786f017
 def _evaluate(self:Trainer, step:int, final:bool=False):
     "Measure tau on held-out prompts (leader with a local target); log it and export the best drafter."
     if not (self.role.is_leader and self.role.is_target): return None
@@ -1222,6 +1229,7 @@ def main(argv=None) -> int:
     except PeerLost as e:
         _error_line(e); return 1
 
+# %% ../nbs/06_train.ipynb #bc9e6a74
 def _launch(cmd) -> int:
     "Run torchrun in a session of its own: SIGTERM/SIGINT to this process reach each worker once (Ctrl-C no longer twice)."
     child = subprocess.Popen(cmd, start_new_session=True)
@@ -1234,6 +1242,7 @@ def _launch(cmd) -> int:
     finally:
         for s, h in old.items(): signal.signal(s, h)
 
+# %% ../nbs/06_train.ipynb #98d3b480
 def _check_before_launch(cfg, given):
     "The cheap checks of `Trainer.check_inputs` (options, run folder, files, target, taps, mask, the checkpoint's run), in the launching process."
     from types import SimpleNamespace
@@ -1246,6 +1255,7 @@ def _check_before_launch(cfg, given):
         now = _identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target), 'model')
         _refuse_other_run(path, checkpoint_meta(path)['identity'], now)
 
+# %% ../nbs/06_train.ipynb #79c4a1aa
 def _user_errors():
     "Errors in what a user gave: shown as one line (exit code 2), with the traceback only under --debug."
     from dflash_nb.data import DataError
