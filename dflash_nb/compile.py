@@ -225,6 +225,7 @@ def check_no_dense_fallback(where:str='') -> None:
 class CompileDriftError(RuntimeError):
     "Compile counters changed after warm-up: a recompile, new frame or graph break in steady state."
 
+# %% ../nbs/04_compile.ipynb #14661303
 class CompileMonitor:
     "Snapshot dynamo's compile counters after warm-up (`start`); `check()` raises `CompileDriftError` if they moved."
     def __init__(self): self.baseline, self._reasons = None, set()
@@ -265,6 +266,7 @@ class CompileMonitor:
 class PeakMemoryError(RuntimeError):
     "A step's peak memory exceeded the warm-up budget times the factor (likely a dense attention fallback)."
 
+# %% ../nbs/04_compile.ipynb #a94ce1de
 class PeakMemoryGuard:
     "Budget = max peak over warm-up steps; after `end_warmup()`, `step()` raises if a step's peak > budget*factor."
     def __init__(self, device='cuda', factor:float=1.5, read=None, reset=None):

@@ -330,6 +330,8 @@ def _same(f, text)->bool:
     except Exception: return False
 
 _MARK = 'DFLASHNBMARK7F3A'
+
+# %% ../nbs/00_data.ipynb #6deb1fe0
 def _placed(render, messages, i, text):
     "Where the template puts message `i`'s content in `text`: found with a marker in its place; `(pos, matched)` or `(-1, None)`."
     try: t = render(messages[:i] + [{**messages[i], 'content': _MARK}] + messages[i + 1:])
@@ -338,6 +340,7 @@ def _placed(render, messages, i, text):
     if p < 0 or text[:p] != t[:p]: return -1, None
     return next(((p, v) for v in (c, c.strip()) if v and text.startswith(v, p)), (-1, None))
 
+# %% ../nbs/00_data.ipynb #4efbd9e5
 def _render(tokenizer, messages, kw=None, specials=None):
     "The chat-template text of `messages` and spans `(start, end, supervised, as_text)`: contents as text, answers and their closing token supervised."
     render = lambda ms, gen=False: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=gen, **(kw or {}))
@@ -375,6 +378,7 @@ def _pieces(text, spans):
     for s, e, sup, as_text in spans: out += [(text[cur:s], False, False), (text[s:e], sup, as_text)]; cur = e
     return [p for p in out + [(text[cur:], False, False)] if p[0]]
 
+# %% ../nbs/00_data.ipynb #403eeb72
 def _encode(tokenizer, texts, as_text=False)->list:
     "Token ids of each text, no BOS/EOS added; `as_text`: special-token strings stay text (split), never control tokens."
     if not texts: return []
@@ -385,6 +389,7 @@ def _encode(tokenizer, texts, as_text=False)->list:
     try: return [e.ids for e in bt.encode_batch(texts, add_special_tokens=False)]
     finally: bt.encode_special_tokens = was
 
+# %% ../nbs/00_data.ipynb #390989f2
 def _tokenize_many(tokenizer, convs, kw=None):
     "Untruncated `(ids int32, loss_mask uint8)` per conversation, or the `DataError` it raised."
     out, sp = [], _specials(tokenizer)

@@ -957,6 +957,7 @@ def _bench_steps(drafter, emb, head, batch, backend, steps, warmup, chunk_blocks
     if new_graphs: print(f"warning: {new_graphs} graphs compiled during the timed {backend} steps (recompiles distort the timing)")
     return sec, torch.cuda.max_memory_allocated() / 2**30
 
+# %% ../nbs/03_drafter.ipynb #d6085b41
 def step_breakdown(drafter, emb, head, batch, backend:str='flex', chunk_blocks:int=128) -> dict:
     "Milliseconds of one training step by phase (masks, drafter forward, LM head + CE forward, backward), CUDA events."
     ids, lm, th, anchors, keep = batch
@@ -976,6 +977,7 @@ def step_breakdown(drafter, emb, head, batch, backend:str='flex', chunk_blocks:i
     drafter.zero_grad(set_to_none=True)
     return {k: ev[i].elapsed_time(ev[i + 1]) for i, k in enumerate(['masks', 'drafter_fwd', 'head_ce_fwd', 'backward'])}
 
+# %% ../nbs/03_drafter.ipynb #7a75eac7
 def profile_step(drafter, emb, head, batch, backend:str='flex', chunk_blocks:int=128, top:int=15):
     "The `top` CUDA kernels of one training step by total GPU time (torch.profiler), as a DataFrame."
     import pandas as pd

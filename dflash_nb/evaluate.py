@@ -612,6 +612,7 @@ def _fd_check_state(self:FastDecoder):
     if self.static: self._draft_static(hid)
     self.nctx_t.fill_(2); self.vblk[0, 0] = 3; self.dblk[0, 0] = 3
 
+# %% ../nbs/07_eval.ipynb #4a8f3f59
 def _fd_graph(self:FastDecoder, fn):
     "`fn` as a graph replay, checked against an eager call in another state than the capture's; None if that fails."
     try:
@@ -685,6 +686,7 @@ def fast_speculative_generate(target_model, drafter, input_ids, max_new_tokens:i
         decoder = FastDecoder(target_model, drafter, _as_prompt_ids(input_ids).numel() + max_new_tokens + B, block_size, graphs)
     return decoder.generate(input_ids, max_new_tokens, stop_token_ids)
 
+# %% ../nbs/07_eval.ipynb #2b643f6c
 def fast_generators(target_model, drafter, prompts_ids, max_new_tokens:int, block_size:int=None, temperature:float=0.0,
                     stop_token_ids=None, generator=None, graphs=None):
     "`(spec, plain)`: `ids -> (new ids, SpecStats)` with the drafter and with the target alone, one `FastDecoder` each."

@@ -122,6 +122,7 @@ def _node_layout(t, d, where=''):
                                "(give equal lists for the colocated layout)")
     return 'disaggregated'
 
+# %% ../nbs/05_layout.ipynb #f0aab7ba
 def resolve_layout(target_devices='auto', drafter_devices='auto', n_cuda=None, nnodes:int=1) -> Layout:
     "Parse and check the device options (node-local; '/' separates the lists of successive nodes) into a `Layout`."
     if nnodes < 1: raise ConfigError(f"--nnodes {nnodes}: must be >= 1")
@@ -166,6 +167,7 @@ _DTYPES = [torch.float32, torch.bfloat16, torch.float16]
 class StopRequested(Exception):
     "Raised inside waits when SIGTERM/SIGINT asked the run to stop."
 
+# %% ../nbs/05_layout.ipynb #15ac135e
 class Transport:
     "Point-to-point hidden-state transport with a shape header, bounded run-ahead and timeouts."
     def __init__(self, group=None, device='cpu', inflight:int=2, timeout_s:float=600., should_stop=lambda: False, check=None):
@@ -508,6 +510,7 @@ def length_mix(lengths, boundaries, max_tokens:int, num_anchors:int=512, block_s
                          anchor_pos=float((k * p[idx]).sum())))
     return pd.DataFrame(rows)
 
+# %% ../nbs/05_layout.ipynb #adda611d
 def dataset_mix(ds, boundaries, max_tokens:int, num_anchors:int=512, block_size:int=16, seed:int=0, epoch:int=0) -> pd.DataFrame:
     "`length_mix` of a `TokenizedDataset`, with each sample's anchorable positions counted from its loss mask."
     L = np.asarray(ds.lengths, np.int64); off = np.asarray(ds.offsets, np.int64)[:len(L)]
@@ -582,6 +585,7 @@ def _simulate(tc, td, nbytes, layout, grad_accum:int, t_ar:float, inflight:int, 
     return dict(seconds=float(ends[-1]), step_s=float(np.median(np.diff(ends))), n=n, capture_s=float(tc[:n].sum()), drafter_s=float(td[:n].sum()),
                 cross_bytes=float(cross.max()))
 
+# %% ../nbs/05_layout.ipynb #36f140ea
 def split_layout(n_targets:int, n_drafters:int, nnodes:int=1) -> Layout:
     "The layout a T:D split of `nnodes` equal nodes runs (`n_drafters=0`: colocated on every GPU): the same split on every node when T and D divide evenly, else targets on the first GPUs."
     G = n_targets + n_drafters; P = G // nnodes

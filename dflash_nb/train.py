@@ -1190,6 +1190,7 @@ def _run(self:Trainer) -> dict:
             except Exception: pass
 Trainer.run = _run
 
+# %% ../nbs/06_train.ipynb #b0cbaf3c
 def _report_failure(self:Trainer, e:Exception):
     "A rank failed: if a peer was lost first, say that (`PeerLost`); otherwise post this rank's error for the others."
     t0 = time.time()
@@ -1278,6 +1279,7 @@ def _device_flags(lay) -> str:
     t, d = ('/'.join(ids(x[k]) for x in lay.nodes) if len({str(n) for n in lay.nodes}) > 1 else ids(lay.nodes[0][k]) for k in (0, 1))
     return f"--target-devices {t or '/'} --drafter-devices {d or '/'}" + (f" --nnodes {lay.nnodes}" if lay.nnodes > 1 else '')
 
+# %% ../nbs/06_train.ipynb #e7b63ce6
 def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
     "`dflash_nb_train --plan`: the planner's table for this run's target, drafter, data and GPU count; rates given or measured here."
     from transformers import AutoConfig
