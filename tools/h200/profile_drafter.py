@@ -1,6 +1,6 @@
 """H200: where a Qwen3-8B-sized drafter training step spends its time (phase breakdown with CUDA events, then the top
 kernels by GPU time), eager layers, flex attention, 512 anchors at 3072.
-Run on the device machine: source tools/h200/setup.sh && python3 tools/h200/profile_drafter.py"""
+Run on a GPU machine: source tools/h200/setup.sh && python3 tools/h200/profile_drafter.py"""
 import pandas as pd, torch
 from dflash_nb.compile import configure_compile
 configure_compile('/tmp/dflash-profile')
