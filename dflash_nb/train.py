@@ -354,7 +354,9 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
               (cfg.resume in ('auto', 'none') or Path(cfg.resume).exists(), 'resume', "is neither auto, none nor an existing folder"),
               (cfg.on_bad_record in ('error', 'skip'), 'on_bad_record', "use error or skip"),
               (cfg.num_taps >= 0, 'num_taps', "must be >= 0 (0: one per drafter layer)"),
-              (cfg.mask_token_id >= -1, 'mask_token_id', "must be a token id (or -1 to choose one)")]
+              (cfg.mask_token_id >= -1, 'mask_token_id', "must be a token id (or -1 to choose one)"),
+              (cfg.max_records >= 0, 'max_records', "must be >= 0 (0: every record)"),
+              (cfg.tokenize_procs >= 0, 'tokenize_procs', "must be >= 0 (0: one per two CPU cores)")]
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
