@@ -23,6 +23,10 @@ __all__ = ['QWEN3_27B_CLASS', 'ConfigError', 'parse_devices', 'Role', 'Layout', 
 class ConfigError(ValueError):
     "A bad training option: the message names the option, the value and what would be valid."
 
+def _error_line(msg):
+    "The one-line error of `dflash_nb_train`, in one write: the ranks of a run share stderr, and two lines must not run together."
+    sys.stderr.write(f"dflash_nb_train: error: {msg}\n"); sys.stderr.flush()
+
 # %% ../nbs/05_layout.ipynb #a325bb00
 def parse_devices(spec:str, n_cuda:int=None) -> list[str]:
     "Parse a device list like '0,1', 'cuda:2', 'cpu,cpu' or 'auto' into torch device strings."
@@ -394,7 +398,7 @@ def _raise_if_lost(self:Peers):
 def _exit_lost(self:Peers, msg:str, grace_s:float=3.):
     "The watcher's reaction: the main thread gets `grace_s` to report it; if it is stuck in a collective, print and exit."
     if not self.reported.wait(grace_s):
-        sys.stderr.write(f"dflash_nb_train: error: {self.message(msg)}\n"); sys.stderr.flush(); os._exit(1)   # one write: ranks share stderr
+        _error_line(self.message(msg)); os._exit(1)
     if not self.closed.wait(30.): os._exit(1)             # reported, but stuck on the way out
 
 def _close(self:Peers, ok:bool=True, reason:str=''):

@@ -19,7 +19,7 @@ __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_a
            'threading_main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
-from .layout import (ConfigError, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches,
+from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches,
                               job_store, parse_devices, resolve_layout, target_batches, torchrun_cpu, torchrun_commands, torchrun_workers)
 
 # %% ../nbs/06_train.ipynb #e6506dc1
@@ -583,6 +583,8 @@ def _resolve_data_path(p):
     return alt if alt.exists() else p
 
 # %% ../nbs/06_train.ipynb #91fcdfed
+def _tokenize_procs(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2))
+
 def _setup_data(self:Trainer):
     from dflash_nb.data import build_dataset, template_kwargs
     from dflash_nb.buckets import BucketedBatchSampler, derive_boundaries, print_bucket_table, BucketError
@@ -596,7 +598,7 @@ def _setup_data(self:Trainer):
     cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
     self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
                                                          on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
-                                                         num_proc=c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2)),
+                                                         num_proc=_tokenize_procs(c),
                                                          chat_template_kwargs=self.template_kwargs))
     if self.ds.report is not None: self.say(self.ds.report.summary())
     self.say(f"chat template arguments (training and tau): {self.template_kwargs or 'none'} (--enable-thinking {c.enable_thinking})")
@@ -1202,10 +1204,6 @@ def _report_failure(self:Trainer, e:Exception):
 Trainer.report_failure = _report_failure
 
 # %% ../nbs/06_train.ipynb #6f76476f
-def _error_line(msg):
-    "The one-line error, in one write: the ranks of a run share stderr, and two lines must not run together."
-    sys.stderr.write(f"dflash_nb_train: error: {msg}\n"); sys.stderr.flush()
-
 def main(argv=None) -> int:
     "Entry point of `dflash_nb_train`."
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -1302,7 +1300,8 @@ def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
                                     target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
     files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
     if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")
-    ds = build_dataset(files, tok, c.max_length, cache_dir=Path(c.run_dir) / 'data_cache', progress=False, limit=c.max_records or None)
+    ds = build_dataset(files, tok, c.max_length, cache_dir=Path(c.run_dir) / 'data_cache', progress=False, limit=c.max_records or None,
+                       num_proc=_tokenize_procs(c))
     bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else [int(x) for x in c.boundaries.split(',')]
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
     mix = dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
