@@ -624,37 +624,65 @@ def prepare_targets(input_ids, loss_mask, anchors, keep, block_size:int, mask_to
     return dict(block_ids=block_inputs(input_ids, anchors, keep, block_size, mask_token_id), labels=labels,
                 weights=weights, weight_sum=weights.sum(), anchors=anchors, keep=keep)
 
+# %% ../nbs/03_drafter.ipynb #95567c92
+def _ce_chunk_inplace(logits, lab, w, need_grad:bool):
+    "logits [r, V], labels [r], weights [r] -> (weighted CE sum, argmax [r], w*(softmax - onehot) in logits' dtype or None)."
+    x, lab1 = logits.float(), lab[:, None]
+    lse = torch.logsumexp(x, -1)
+    loss, pred = ((lse - x.gather(1, lab1)[:, 0]) * w).sum(), x.argmax(-1)
+    if not need_grad: return loss, pred, None
+    p = x.sub_(lse[:, None]).exp_().scatter_add_(1, lab1, -torch.ones_like(lab1, dtype=x.dtype))   # softmax - onehot
+    return loss, pred, p.mul_(w[:, None]).to(logits.dtype)
+
+# %% ../nbs/03_drafter.ipynb #76a9f312
+def _ce_chunk_fused(logits, lab, w, need_grad:bool):
+    "`_ce_chunk_inplace`'s results from pointwise math and reductions, for torch.compile to fuse."
+    x = logits.float()
+    lse = torch.logsumexp(x, -1)
+    loss, pred = ((lse - x.gather(1, lab[:, None])[:, 0]) * w).sum(), x.argmax(-1)
+    if not need_grad: return loss, pred, None
+    hot = torch.arange(x.shape[1], device=x.device)[None] == lab[:, None]
+    return loss, pred, (((x - lse[:, None]).exp() - hot.to(x.dtype)) * w[:, None]).to(logits.dtype)
+
+# %% ../nbs/03_drafter.ipynb #8ce598a4
+_CE = {}
+
+def _ce_chunk(logits, lab, w, need_grad:bool, fused:bool):
+    "One chunk of `_HeadCE`: compiled and fused (`fused=True`), or eager and in place."
+    if not fused: return _ce_chunk_inplace(logits, lab, w, need_grad)
+    key = _dev_key(logits.device)
+    if key not in _CE: _CE[key] = _compile(compiled_only(_ce_chunk_fused), logits.device)
+    return _CE[key](logits, lab, w, need_grad)
+
 # %% ../nbs/03_drafter.ipynb #fe037de1
 class _HeadCE(torch.autograd.Function):
     "Weighted CE sum through a frozen head, chunk by chunk; d(loss)/dh is computed in the forward and only scaled in backward."
     @staticmethod
-    def forward(ctx, h, head_weight, labels, weights, rows:int, need_grad:bool):
+    def forward(ctx, h, head_weight, labels, weights, rows:int, need_grad:bool, fused:bool):
         loss, pred = h.new_zeros((), dtype=torch.float32), torch.empty_like(labels)
         grad = torch.empty_like(h) if need_grad else None
         for i in range(0, h.shape[0], rows):
             j = min(i + rows, h.shape[0])
-            logits = F.linear(h[i:j].to(head_weight.dtype), head_weight).float()      # [r, V], one flat GEMM
-            lse, lab, w = torch.logsumexp(logits, -1), labels[i:j, None], weights[i:j]
-            loss += ((lse - logits.gather(1, lab)[:, 0]) * w).sum()
-            pred[i:j] = logits.argmax(-1)
-            if need_grad:                                                             # softmax - onehot, in place
-                p = logits.sub_(lse[:, None]).exp_().scatter_add_(1, lab, -torch.ones_like(lab, dtype=logits.dtype))
-                grad[i:j] = (p.mul_(w[:, None]).to(head_weight.dtype) @ head_weight).to(h.dtype)
-            del logits
+            logits = F.linear(h[i:j].to(head_weight.dtype), head_weight)              # [r, V], one flat GEMM
+            l, pred[i:j], p = _ce_chunk(logits, labels[i:j], weights[i:j], need_grad, fused)
+            loss += l
+            if need_grad: grad[i:j] = (p @ head_weight).to(h.dtype)
+            del logits, p
         ctx.save_for_backward(grad)
         return loss, pred
 
     @staticmethod
     def backward(ctx, g_loss, g_pred):
         (grad,) = ctx.saved_tensors
-        return grad * g_loss.to(grad.dtype), None, None, None, None, None
+        return grad * g_loss.to(grad.dtype), None, None, None, None, None, None
 
 # %% ../nbs/03_drafter.ipynb #f1eeaa37
-def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None):
+def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None, fused:bool|None=None):
     "h [n, H], labels [n], weights [n] -> (weighted CE sum (fp32), predicted ids [n]); logits never all at once."
     if head_weight.requires_grad: raise ValueError("head_cross_entropy: the LM head is frozen (it gets no gradient); pass head_weight.detach()")
     need_grad = torch.is_grad_enabled() and h.requires_grad
-    return _HeadCE.apply(h, head_weight, labels, weights.float(), chunk_rows or h.shape[0], need_grad)
+    fused = h.device.type == 'cuda' if fused is None else fused       # compiled and fused on a GPU by default
+    return _HeadCE.apply(h, head_weight, labels, weights.float(), chunk_rows or h.shape[0], need_grad, fused)
 
 # %% ../nbs/03_drafter.ipynb #d7c5fa78
 def chunked_lm_loss(hidden, head_weight, labels, weights, block_size:int, chunk_blocks:int|None=128):

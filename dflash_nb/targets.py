@@ -156,6 +156,13 @@ def _right_padded(attention_mask) -> bool:
     m = attention_mask.bool()
     return not bool((m[:, 1:] & ~m[:, :-1]).any())
 
+# %% ../nbs/02_targets.ipynb #9ea8440c
+def _capture_attention(device):
+    "SDPA backends for a capture on `device`: all but cuDNN on a GPU (no per-shape planning); nothing changed on CPU."
+    if torch.device(device).type != 'cuda': return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    return sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH])
+
 # %% ../nbs/02_targets.ipynb #d550e80b
 class Target:
     "A frozen causal LM on one device whose `capture` returns the outputs of decoder layers `layer_ids`, concatenated."
@@ -202,7 +209,7 @@ class Target:
         mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device)
         out = self._out = self._output(*input_ids.shape, reuse)
         try:
-            with torch.no_grad(): o = self._decoder(input_ids=input_ids.to(self.device), attention_mask=mask, use_cache=False)
+            with torch.no_grad(), _capture_attention(self.device): o = self._decoder(input_ids=input_ids.to(self.device), attention_mask=mask, use_cache=False)
         except _StopForward: pass
         else:
             if self._final is None: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
@@ -216,7 +223,7 @@ class Target:
 
     def capture_naive(self, input_ids, attention_mask=None) -> torch.Tensor:
         "The reference path: full forward with `output_hidden_states=True` and LM head, then `hidden_states[i + 1]` concatenated."
-        with torch.no_grad():
+        with torch.no_grad(), _capture_attention(self.device):
             o = self.model(input_ids=input_ids.to(self.device), use_cache=False, output_hidden_states=True,
                            attention_mask=None if attention_mask is None else attention_mask.to(self.device))
         return torch.cat([o.hidden_states[i + 1] for i in self.layer_ids], dim=-1)
