@@ -47,6 +47,7 @@ def _repo_data_dir() -> Path | None:
     cands = ([Path(here).resolve().parents[1]] if here else []) + [Path.cwd(), Path.cwd().parent]
     return next((c / 'data_samples' for c in cands if (c / 'data_samples').is_dir()), None)
 
+# %% ../nbs/01_buckets.ipynb #5aaa798c
 def load_reference_lengths(path: str | Path | None = None) -> np.ndarray:
     "Load `data_samples/reference_lengths.npy` (1,000,000 uint16 lengths shaped like the reference run)."
     if path is None:
@@ -79,6 +80,7 @@ def bucket_ranges(boundaries, min_length: int = 0) -> list[tuple[int, int]]:
     b = check_boundaries(boundaries, min_length).tolist()
     return list(zip([min_length] + b[:-1], b))
 
+# %% ../nbs/01_buckets.ipynb #27b14bd0
 def assign_buckets(lengths, boundaries, min_length: int = 0) -> np.ndarray:
     "Bucket id of every length (int64), -1 for samples outside all buckets."
     b, L = check_boundaries(boundaries, min_length), np.asarray(lengths)
@@ -174,6 +176,7 @@ def _as_lengths(lengths) -> np.ndarray:
     if (L < 1).any(): i = int(np.argmax(L < 1)); raise BucketError(f"lengths[{i}] = {L[i]}: every sample needs at least one token")
     return L
 
+# %% ../nbs/01_buckets.ipynb #5d4b395a
 def _fingerprint(L, valid=None, **params) -> dict:
     "What a saved sampler state depends on: a hash of the lengths (and `valid`) plus the plan parameters."
     h = lambda a: f"{len(a)}:{hashlib.blake2b(np.ascontiguousarray(a, np.int64).tobytes(), digest_size=8).hexdigest()}"
@@ -224,22 +227,26 @@ class BucketedBatchSampler:
             max_samples=None if max_samples is None else int(max_samples), cost=None if cost is None else asdict(cost))
         self.epoch, self.position, self._cache = 0, 0, None
 
-    def _check_fit(self):
-        "Raise, naming the first one, if a sample inside the buckets cannot form a batch on its own."
-        L, i = self.lengths[self.idx], self.idx
-        bad = i[L > self.max_tokens]
-        if bad.size: raise BucketError(
-            f"sample {bad[0]} has length {self.lengths[bad[0]]} > max_tokens={self.max_tokens} ({bad.size} such samples): "
-            f"raise max_tokens, or set boundaries[-1] <= {self.max_tokens} to leave them out")
-        if self.cost is not None:
-            c = np.maximum(L * self.cost.f_t, self.work[i])
-            bad = i[c > self.cost.budget]
-            if bad.size: raise BucketError(f"sample {bad[0]} (length {self.lengths[bad[0]]}) costs {c[c > self.cost.budget][0]:.0f} "
-                                           f"> cost budget {self.cost.budget}: raise CostModel.budget")
+# %% ../nbs/01_buckets.ipynb #611447b6
+@_patch
+def _check_fit(self: BucketedBatchSampler):
+    "Raise, naming the first one, if a sample inside the buckets cannot form a batch on its own."
+    L, i = self.lengths[self.idx], self.idx
+    bad = i[L > self.max_tokens]
+    if bad.size: raise BucketError(
+        f"sample {bad[0]} has length {self.lengths[bad[0]]} > max_tokens={self.max_tokens} ({bad.size} such samples): "
+        f"raise max_tokens, or set boundaries[-1] <= {self.max_tokens} to leave them out")
+    if self.cost is not None:
+        c = np.maximum(L * self.cost.f_t, self.work[i])
+        bad = i[c > self.cost.budget]
+        if bad.size: raise BucketError(f"sample {bad[0]} (length {self.lengths[bad[0]]}) costs {c[c > self.cost.budget][0]:.0f} "
+                                       f"> cost budget {self.cost.budget}: raise CostModel.budget")
 
-    def __repr__(self):
-        return (f"BucketedBatchSampler({len(self.lengths):,} samples, {len(self.boundaries)} buckets, max_tokens={self.max_tokens}, "
-                f"seed={self.seed}, rank={self.rank}/{self.world_size}, epoch={self.epoch}, position={self.position})")
+# %% ../nbs/01_buckets.ipynb #e52c703e
+@_patch
+def __repr__(self: BucketedBatchSampler):
+    return (f"BucketedBatchSampler({len(self.lengths):,} samples, {len(self.boundaries)} buckets, max_tokens={self.max_tokens}, "
+            f"seed={self.seed}, rank={self.rank}/{self.world_size}, epoch={self.epoch}, position={self.position})")
 
 # %% ../nbs/01_buckets.ipynb #60faf36c
 @_patch
@@ -256,6 +263,7 @@ def _plan(self: BucketedBatchSampler, epoch: int):
     self._cache = (epoch, (order, starts[perm], sizes[perm]))
     return self._cache[1]
 
+# %% ../nbs/01_buckets.ipynb #8ab876ba
 @_patch
 def _n_kept(self: BucketedBatchSampler, epoch: int) -> int:
     "Batches of the global plan kept: a multiple of `world_size`."
@@ -271,6 +279,7 @@ def global_batches(self: BucketedBatchSampler, epoch: int | None = None) -> list
     k = self._n_kept(e)
     return [order[s:s + n].tolist() for s, n in zip(st[:k].tolist(), sz[:k].tolist())]
 
+# %% ../nbs/01_buckets.ipynb #9e3a5232
 @_patch
 def tail(self: BucketedBatchSampler, epoch: int | None = None) -> dict:
     "What truncation to a multiple of `world_size` leaves out of `epoch`: batches and samples."
@@ -287,6 +296,7 @@ def set_epoch(self: BucketedBatchSampler, epoch: int):
 @_patch
 def __len__(self: BucketedBatchSampler) -> int: return self._n_kept(self.epoch) // self.world_size
 
+# %% ../nbs/01_buckets.ipynb #a3129a17
 @_patch
 def __iter__(self: BucketedBatchSampler):
     "Yield this rank's remaining batches of the current epoch (lists of sample indices), then advance the epoch."
@@ -304,6 +314,7 @@ def state_dict(self: BucketedBatchSampler, position: int | None = None) -> dict:
     return {'epoch': self.epoch, 'seed': self.seed, 'position': self.position if position is None else int(position),
             'fingerprint': self.fingerprint}
 
+# %% ../nbs/01_buckets.ipynb #782b1749
 @_patch
 def load_state_dict(self: BucketedBatchSampler, state: dict):
     "Resume at `state`'s epoch and position (and seed); raise if lengths or plan parameters differ."
@@ -351,6 +362,7 @@ def bucket_stats(lengths, boundaries=REFERENCE_BOUNDARIES, batches=None, min_len
     if batches is not None: _add_batch_stats(df, L, batches, boundaries, min_length, max_tokens, work)
     return df
 
+# %% ../nbs/01_buckets.ipynb #a364ac38
 def _add_batch_stats(df, L, batches, boundaries, min_length, max_tokens, work):
     "Add the per-batch columns and totals to `df` (see `bucket_stats`)."
     sizes, top, off, flat = _batch_arrays(L, batches)

@@ -46,6 +46,7 @@ _QWEN3 = """{%- set ns = namespace(last_user=-1) %}
 {%- if enable_thinking is defined and enable_thinking is false %}{{- '<think>\n\n</think>\n\n' }}{%- endif %}
 {%- endif %}"""
 
+# %% ../nbs/00_data.ipynb #447f1d4f
 CHAT_TEMPLATES = {
     'qwen3': _QWEN3,
     'smollm2': ("{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
@@ -56,6 +57,8 @@ CHAT_TEMPLATES = {
                "{{ '<|start_header_id|>' + m['role'] + '<|end_header_id|>\n\n' + m['content'] | trim + '<|eot_id|>' }}"
                "{%- endfor %}{%- if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{%- endif %}"),
 }
+
+# %% ../nbs/00_data.ipynb #51171959
 _SPECIALS = {'qwen3': ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<think>', '</think>'],
              'smollm2': ['<|endoftext|>', '<|im_start|>', '<|im_end|>'],
              'llama3': ['<|begin_of_text|>', '<|end_of_text|>', '<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>']}
@@ -109,12 +112,14 @@ ROLE_ALIASES = {'user': 'user', 'human': 'user', 'assistant': 'assistant', 'gpt'
                 'bard': 'assistant', 'bing': 'assistant', 'model': 'assistant', 'system': 'system',
                 'tool': 'tool', 'function': 'tool'}
 
+# %% ../nbs/00_data.ipynb #6ea15258
 def _part_problem(p):
     "Why content part `p` is not a text part (None if it is one)."
     if not isinstance(p, dict): return f"a {type(p).__name__}, not a {{'type': 'text', 'text': ...}} object"
     if p.get('type') != 'text': return f"of type {p.get('type')!r}: only text parts can be trained on"
     return None if isinstance(p.get('text'), str) else f"a text part whose 'text' is {type(p.get('text')).__name__}, not a string"
 
+# %% ../nbs/00_data.ipynb #284e121b
 def _content(v, i):
     if isinstance(v, list):
         for j, p in enumerate(v):
@@ -254,6 +259,7 @@ class LoadReport:
 # %% ../nbs/00_data.ipynb #fda7dc0b
 _DATA_SUFFIXES = ('.jsonl', '.json', '.jsonl.gz', '.json.gz')
 
+# %% ../nbs/00_data.ipynb #a28b9727
 def _resolve(paths)->list:
     "Data files named by `paths`: a file, a folder (its *.jsonl and *.json, also gzipped, sorted), or a list of them."
     out = []
@@ -305,6 +311,7 @@ def template_kwargs(tokenizer, enable_thinking='auto')->dict:
     if not reads: raise ValueError(f"enable_thinking={enable_thinking!r}: this chat template has no thinking switch (it never reads enable_thinking); use 'auto'")
     return {'enable_thinking': enable_thinking in ('on', True)}
 
+# %% ../nbs/00_data.ipynb #3c075ea7
 def _kw(tokenizer, chat_template_kwargs=None)->dict:
     "The template arguments given, else `template_kwargs(tokenizer)` (the family's default)."
     return template_kwargs(tokenizer) if chat_template_kwargs is None else dict(chat_template_kwargs)
@@ -319,19 +326,21 @@ def _specials(tokenizer)->list:
     s = {t.content for t in getattr(tokenizer, 'added_tokens_decoder', {}).values() if getattr(t, 'special', False)}
     return sorted(s | set(getattr(tokenizer, 'all_special_tokens', [])), key=len, reverse=True)
 
+# %% ../nbs/00_data.ipynb #ace22ce9
 def _find(text, c, cur):
     "`(pos, matched)`: the content `c` in `text` from `cur`, else its stripped form, else its answer after `</think>`."
     for v in (c, c.strip(), c.split('</think>')[-1].strip() if '</think>' in c else ''):
         if v and (pos := text.find(v, cur)) >= 0: return pos, v
     return -1, c
 
+# %% ../nbs/00_data.ipynb #1374001c
 def _same(f, text)->bool:
     try: return f() == text
     except Exception: return False
 
+# %% ../nbs/00_data.ipynb #6deb1fe0
 _MARK = 'DFLASHNBMARK7F3A'
 
-# %% ../nbs/00_data.ipynb #6deb1fe0
 def _placed(render, messages, i, text):
     "Where the template puts message `i`'s content in `text`: found with a marker in its place; `(pos, matched)` or `(-1, None)`."
     try: t = render(messages[:i] + [{**messages[i], 'content': _MARK}] + messages[i + 1:])
@@ -413,6 +422,7 @@ def _tokenize_many(tokenizer, convs, kw=None):
 def _check_tokenizer(tokenizer):
     if not getattr(tokenizer, 'chat_template', None): raise ValueError("the tokenizer has no chat template; set `tokenizer.chat_template`")
 
+# %% ../nbs/00_data.ipynb #bc41b0e0
 def tokenize_conversation(tokenizer, # a HF tokenizer with a chat template
                           messages:list, # `[{'role', 'content'}, ...]`
                           max_length:int=None, # truncate to this many tokens
@@ -452,6 +462,7 @@ def _add(self:DatasetWriter, ids, mask):
     self._lens.append(len(ids)); self.n_tokens += len(ids)
 DatasetWriter.add = _add
 
+# %% ../nbs/00_data.ipynb #c0c91526
 def _add_many(self:DatasetWriter, ids, mask, lengths):
     "Append many samples at once: flat `ids` and `mask`, and each sample's length."
     ids, mask, lengths = np.asarray(ids, np.int32), np.asarray(mask, np.uint8), np.asarray(lengths, np.int64)
@@ -479,6 +490,7 @@ def _mmap(path, dtype, n):
     if (sz := os.path.getsize(path)) != n * np.dtype(dtype).itemsize: raise DataError(f"size {sz} does not match {n} items: corrupt dataset", path=path)
     return np.memmap(path, dtype, 'r', shape=(n,))
 
+# %% ../nbs/00_data.ipynb #4a3869a6
 class TokenizedDataset:
     "Memory-mapped token ids + loss masks; `ds[i] -> (ids, loss_mask)`, `.lengths`, `.collate(indices, pad_id)`."
     def __init__(self, folder):
@@ -552,6 +564,7 @@ def _file_sha256(path, bufsize=1 << 20):
         while b := f.read(bufsize): h.update(b)
     return h.hexdigest()
 
+# %% ../nbs/00_data.ipynb #7cc15beb
 def dataset_key(files, tokenizer, max_length, on_error='raise', chat_template_kwargs=None, limit:int=None)->str:
     "The cache key of a tokenized dataset: data file hashes, tokenizer fingerprint, template arguments, max_length, error policy, record limit, format."
     spec = {'format': FORMAT_VERSION, 'files': [_file_sha256(f) for f in files], 'tokenizer': tokenizer_fingerprint(tokenizer),
@@ -559,6 +572,7 @@ def dataset_key(files, tokenizer, max_length, on_error='raise', chat_template_kw
             **({'limit': limit} if limit is not None else {})}
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:24]
 
+# %% ../nbs/00_data.ipynb #3f536dde
 def default_cache_dir()->Path:
     "`$DFLASH_NB_CACHE/datasets`, or `~/.cache/dflash_nb/datasets`."
     return Path(os.environ.get('DFLASH_NB_CACHE', Path.home()/'.cache'/'dflash_nb'))/'datasets'
@@ -569,6 +583,7 @@ def _init_worker(tok, kw):
     global _WORKER_TOK; _WORKER_TOK = tok, kw
 def _work(convs): return _tokenize_many(*_WORKER_TOK[:1], convs, _WORKER_TOK[1])
 
+# %% ../nbs/00_data.ipynb #a139b4cc
 def _tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw=None):
     chunks = [convs[i:i + chunk_size] for i in range(0, len(convs), chunk_size)]
     if num_proc <= 1 or len(chunks) <= 1:
@@ -580,6 +595,7 @@ def _tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw=None):
 # %% ../nbs/00_data.ipynb #af6dddc1
 _ALWAYS_DROP = {'tool turn unsupported'}  # records another template could use: counted, never fatal
 
+# %% ../nbs/00_data.ipynb #201c9d58
 def _write_tokenized(folder, tokenizer, convs, srcs, rep, max_length, on_error, num_proc, chunk_size, progress, kw=None):
     with DatasetWriter(folder) as w, tqdm(total=len(convs), desc='tokenizing', unit='conv', disable=not progress) as bar:
         k = 0
@@ -649,6 +665,7 @@ def _stop_ids(model, tokenizer, extra=None)->list:
     ids |= set(g) if isinstance(g, (list, tuple)) else {g}
     return sorted(i for i in ids if i is not None)
 
+# %% ../nbs/00_data.ipynb #02a1f705
 @torch.inference_mode()
 def _generate(model, tokenizer, texts, max_new_tokens, batch_size, stops, gen_kw, progress, desc='generating'):
     "`(answer_text, finished, in_thought)` for each prompt text: batched by length, left-padded."
@@ -678,6 +695,7 @@ def _as_conversations(x)->list:
         except DataError as e: raise DataError(f"item {i}: {e.msg}", e.reason) from None
     return out
 
+# %% ../nbs/00_data.ipynb #2aa59616
 def _next_turn(conv, start):
     "Messages from `start` up to and including the next user turn (assistant turns left out), and where to go on."
     for j in range(start, len(conv)):
