@@ -34,6 +34,7 @@ def _draft_value(drafter, name, default=None):
         v = dc.get(name) if isinstance(dc, dict) else getattr(dc, name, None)
     return default if v is None else v
 
+# %% ../nbs/07_eval.ipynb #ed3d8cb4
 def draft_settings(drafter) -> tuple[int, int, list[int]]:
     "`(block_size, mask_token_id, target_layer_ids)` of a drafter, with a clear error when one is missing."
     vals = [_draft_value(drafter, n) for n in ('block_size', 'mask_token_id', 'target_layer_ids')]
@@ -65,10 +66,32 @@ def tapped_hidden(hidden_states, layer_ids) -> torch.Tensor:
 def _probs(logits, temperature:float):
     return torch.softmax(logits.float() / temperature, dim=-1)
 
+# %% ../nbs/07_eval.ipynb #9514279b
 def _sample(probs, generator=None):
     return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
 
 # %% ../nbs/07_eval.ipynb #38fa673a
+def _accept_greedy(draft_tokens, target_logits) -> tuple[int, list[int]]:
+    "Temperature 0: drafts accepted while they equal the target's argmax, then the target's own token."
+    pred = target_logits.argmax(-1)
+    a = (draft_tokens == pred[:-1]).long().cumprod(0).sum()
+    vals = torch.cat([a.view(1), pred]).tolist()
+    return vals[0], vals[1:vals[0] + 2]
+
+# %% ../nbs/07_eval.ipynb #c8ce89e4
+def _accept_sampled(draft_tokens, p, q, generator=None) -> tuple[int, list[int]]:
+    "Speculative sampling: `d_k` accepted with probability `min(1, p_k(d_k) / q_k(d_k))`, then a residual (or bonus) sample."
+    g, idx = draft_tokens.numel(), draft_tokens.view(-1, 1)
+    pd, qd = p[:-1].gather(-1, idx).squeeze(-1), q.gather(-1, idx).squeeze(-1)
+    u = torch.rand(g, device=p.device, generator=generator)
+    a = int((u * qd < pd).long().cumprod(0).sum())
+    if a == g: nxt = p[g]
+    else:
+        r = (p[a] - q[a]).clamp_min(0)
+        nxt = r / r.sum() if r.sum() > 0 else p[a]
+    return a, draft_tokens[:a].tolist() + [int(_sample(nxt, generator))]
+
+# %% ../nbs/07_eval.ipynb #2c114a4b
 def verify_block(draft_tokens, # LongTensor[B-1]: the drafted tokens d_1..d_{B-1}
                  target_logits, # [B, V]: the target's logits over the block; row i predicts position start+i+1
                  temperature:float=0.0,
@@ -78,22 +101,9 @@ def verify_block(draft_tokens, # LongTensor[B-1]: the drafted tokens d_1..d_{B-1
     "`(a, tokens)`: `a` draft tokens accepted and the `a + 1` tokens committed (accepted drafts, then the target's token)."
     g = draft_tokens.numel()
     if target_logits.shape[0] != g + 1: raise ValueError(f"target_logits has {target_logits.shape[0]} rows for {g} draft tokens; expected {g + 1}")
-    if temperature <= 0:
-        pred = target_logits.argmax(-1)
-        a = (draft_tokens == pred[:-1]).long().cumprod(0).sum()
-        vals = torch.cat([a.view(1), pred]).tolist()
-        return vals[0], vals[1:vals[0] + 2]
+    if temperature <= 0: return _accept_greedy(draft_tokens, target_logits)
     if draft_logits is None: raise ValueError("temperature > 0 needs the drafter's logits (draft_logits)")
-    p, q = _probs(target_logits, temperature), _probs(draft_logits, temperature)
-    idx = draft_tokens.view(-1, 1)
-    pd, qd = p[:-1].gather(-1, idx).squeeze(-1), q.gather(-1, idx).squeeze(-1)
-    u = torch.rand(g, device=p.device, generator=generator)
-    a = int((u * qd < pd).long().cumprod(0).sum())
-    if a == g: nxt = p[g]
-    else:
-        r = (p[a] - q[a]).clamp_min(0)
-        nxt = r / r.sum() if r.sum() > 0 else p[a]
-    return a, draft_tokens[:a].tolist() + [int(_sample(nxt, generator))]
+    return _accept_sampled(draft_tokens, _probs(target_logits, temperature), _probs(draft_logits, temperature), generator)
 
 # %% ../nbs/07_eval.ipynb #5fd8a8e9
 @dataclass
@@ -126,12 +136,14 @@ def _hf_model(target):
     "The transformers model behind `target` (a `Target` has it as `.model`)."
     return target.model if hasattr(target, 'capture') and hasattr(target, 'model') else target
 
+# %% ../nbs/07_eval.ipynb #50350064
 def _unwrap(drafter):
     "The drafter itself, out of a DDP/FSDP (`.module`) or `torch.compile` (`._orig_mod`) wrapper."
     while drafter is not None and not hasattr(drafter, 'config') and (hasattr(drafter, 'module') or hasattr(drafter, '_orig_mod')):
         drafter = getattr(drafter, 'module', None) or getattr(drafter, '_orig_mod')
     return drafter
 
+# %% ../nbs/07_eval.ipynb #6f9c8c35
 def _device_of(module, default):
     p = next(iter(module.parameters()), None) if isinstance(module, torch.nn.Module) else None
     return default if p is None else p.device
@@ -141,6 +153,7 @@ def _cache_kw(model) -> str:
     import inspect
     return 'cache' if 'cache' in inspect.signature(model.forward).parameters else 'past_key_values'
 
+# %% ../nbs/07_eval.ipynb #c33c57c6
 def _as_prompt_ids(input_ids) -> torch.Tensor:
     ids = torch.as_tensor(input_ids)
     if ids.dim() == 2:
@@ -164,6 +177,65 @@ def _draft(drafter, model, block_ids, ctx, start, cache, layer_dev):
     return head(h.to(device=head.weight.device, dtype=head.weight.dtype))
 
 # %% ../nbs/07_eval.ipynb #782b91d8
+def _loop_settings(drafter, block_size, max_new_tokens, protocol) -> tuple:
+    "`(B, mask_id, layer_ids)` of the loop, after checking its arguments."
+    if drafter is None:
+        if block_size not in (None, 1): raise ValueError(f"block_size={block_size} needs a drafter")
+        B, mask_id, layer_ids = 1, None, []
+    else:
+        B, mask_id, layer_ids = draft_settings(drafter)
+        B = B if block_size is None else int(block_size)
+    if B < 1: raise ValueError(f"block_size must be >= 1, got {B}")
+    if max_new_tokens < 1: raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+    if protocol not in PROTOCOLS: raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, not {protocol!r}")
+    return B, mask_id, layer_ids
+
+# %% ../nbs/07_eval.ipynb #49418b7c
+def _prefill_first(model, ids, kv, layer_ids, temperature, generator) -> tuple:
+    "`(first new token, tapped hidden states of the prompt)` from the forward over prompt `ids` [S] (no states when `layer_ids` is None)."
+    S, dev, taps = ids.numel(), model.get_input_embeddings().weight.device, layer_ids is not None
+    out = model(input_ids=ids.view(1, S).to(dev), position_ids=torch.arange(S, device=dev).view(1, S),
+                use_cache=True, output_hidden_states=taps, logits_to_keep=1, **kv)
+    logits = out.logits[0, -1]
+    first = int(logits.argmax()) if temperature <= 0 else int(_sample(_probs(logits, temperature), generator))
+    return first, (tapped_hidden(out.hidden_states, layer_ids) if taps else None)
+
+# %% ../nbs/07_eval.ipynb #6d5cfe94
+def _propose_block(drafter, model, last, B, mask_id, ctx, start, dcache, layer_dev, temperature, generator) -> tuple:
+    "`(block [B] to verify, draft logits [B-1, V] or None)`: `last` then the drafted tokens."
+    block = torch.full((B,), mask_id if B > 1 else 0, dtype=torch.long, device=model.get_input_embeddings().weight.device)
+    block[0] = last
+    if B == 1: return block, None
+    draft_logits = _draft(drafter, model, block, ctx, start, dcache, layer_dev)
+    block[1:] = (draft_logits.argmax(-1) if temperature <= 0 else _sample(_probs(draft_logits, temperature), generator))
+    return block, draft_logits
+
+# %% ../nbs/07_eval.ipynb #093a57e0
+def _verify_step(model, block, start, kv, layer_ids, temperature, draft_logits, generator) -> tuple:
+    "`(a, tokens, tapped hidden states of the block)` from the target's forward over `block` [B] at `start` (no states when `layer_ids` is None)."
+    B, dev, taps = block.numel(), block.device, layer_ids is not None
+    out = model(input_ids=block.view(1, B), position_ids=torch.arange(start, start + B, device=dev).view(1, B),
+                use_cache=True, output_hidden_states=taps, **kv)
+    a, toks = verify_block(block[1:], out.logits[0], temperature, draft_logits, generator)
+    return a, toks, (tapped_hidden(out.hidden_states, layer_ids) if taps else None)
+
+# %% ../nbs/07_eval.ipynb #3d053ec4
+def _tokens_to_keep(toks, n_new, max_new_tokens, stops, ref, seen) -> tuple:
+    "`(k, stopped, seen)`: the step's tokens committed, whether to stop after it, a stop token seen so far (`reference`)."
+    k = len(toks) if ref else min(len(toks), max_new_tokens - n_new)
+    hit = next((i for i, t in enumerate(toks[:k]) if t in stops), None)
+    stopped = False
+    if ref: seen = stopped = seen or hit is not None   # the whole step counts; stop after it
+    elif hit is not None: k, stopped = hit + 1, True
+    return k, stopped, seen
+
+# %% ../nbs/07_eval.ipynb #155642b4
+def _cut_as_reference(new, max_new_tokens, stops) -> list:
+    "The output as the reference returns it: at most `max_new_tokens`, cut after the first stop token."
+    new = new[:max_new_tokens]
+    return new[:next((i + 1 for i, t in enumerate(new) if t in stops), len(new))]
+
+# %% ../nbs/07_eval.ipynb #19ef4453
 @torch.inference_mode()
 def speculative_generate(target_model, # transformers causal LM (or a `Target`), eval mode
                          drafter, # DFlash drafter (z-lab call signature); None with `block_size=1`: the target alone
@@ -179,56 +251,27 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
     "Generate with draft-and-verify steps; returns the new token ids `LongTensor[n]` (on CPU) and `SpecStats`."
     model, drafter = _hf_model(target_model), _unwrap(drafter)
     dev = model.get_input_embeddings().weight.device
-    if drafter is None:
-        if block_size not in (None, 1): raise ValueError(f"block_size={block_size} needs a drafter")
-        B, mask_id, layer_ids = 1, None, []
-    else:
-        B, mask_id, layer_ids = draft_settings(drafter)
-        B = B if block_size is None else int(block_size)
-    if B < 1: raise ValueError(f"block_size must be >= 1, got {B}")
-    if max_new_tokens < 1: raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
-    if protocol not in PROTOCOLS: raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, not {protocol!r}")
+    B, mask_id, layer_ids = _loop_settings(drafter, block_size, max_new_tokens, protocol)
     stops, taps, ref = set(stop_token_ids or []), B > 1, protocol == 'reference'
     ids = _as_prompt_ids(input_ids)
     S = ids.numel(); st = SpecStats(B, S)
-    layer_dev = _device_of(drafter, dev) if taps else dev
+    layer_dev, taps_ids = (_device_of(drafter, dev) if taps else dev), (layer_ids if taps else None)
     cache, dcache = make_cache(model.config), (make_cache(getattr(drafter, 'config', None)) if taps and drafter_cache else None)
     kv = {_cache_kw(model): cache}
-
     t0 = _now(dev)
-    out = model(input_ids=ids.view(1, S).to(dev), position_ids=torch.arange(S, device=dev).view(1, S),
-                use_cache=True, output_hidden_states=taps, logits_to_keep=1, **kv)
-    logits = out.logits[0, -1]
-    first = int(logits.argmax()) if temperature <= 0 else int(_sample(_probs(logits, temperature), generator))
-    ctx = tapped_hidden(out.hidden_states, layer_ids) if taps else None
-    del out
+    first, ctx = _prefill_first(model, ids, kv, taps_ids, temperature, generator)
     new, start = [first], S
     st.stopped, seen = first in stops and not ref, first in stops
     t1 = _now(dev); st.prefill_s = t1 - t0
     while (len(new) <= max_new_tokens if ref else len(new) < max_new_tokens) and not st.stopped:
-        block = torch.full((B,), mask_id if taps else 0, dtype=torch.long, device=dev)
-        block[0] = new[-1]
-        draft_logits = None
-        if taps:
-            draft_logits = _draft(drafter, model, block, ctx, start, dcache, layer_dev)
-            block[1:] = (draft_logits.argmax(-1) if temperature <= 0 else _sample(_probs(draft_logits, temperature), generator))
-        out = model(input_ids=block.view(1, B), position_ids=torch.arange(start, start + B, device=dev).view(1, B),
-                    use_cache=True, output_hidden_states=taps, **kv)
-        a, toks = verify_block(block[1:], out.logits[0], temperature, draft_logits, generator)
-        k = len(toks) if ref else min(len(toks), max_new_tokens - len(new))
-        hit = next((i for i, t in enumerate(toks[:k]) if t in stops), None)
-        if ref: seen = st.stopped = seen or hit is not None   # the whole step counts; stop after it
-        elif hit is not None: k, st.stopped = hit + 1, True
+        block, draft_logits = _propose_block(drafter, model, new[-1], B, mask_id, ctx, start, dcache, layer_dev, temperature, generator)
+        a, toks, h = _verify_step(model, block, start, kv, taps_ids, temperature, draft_logits, generator)
+        k, st.stopped, seen = _tokens_to_keep(toks, len(new), max_new_tokens, stops, ref, seen)
         new += toks[:k]; st.accepted.append(a); st.committed.append(k)
         crop_cache(cache, start + k)  # keep block positions start..start+k-1: the committed ones
-        if taps:
-            h = tapped_hidden(out.hidden_states, layer_ids)[:, :k]
-            ctx = h if drafter_cache else torch.cat([ctx, h], dim=1)
-        del out
+        if taps: ctx = h[:, :k] if drafter_cache else torch.cat([ctx, h[:, :k]], dim=1)
         start += k
-    if ref:  # the output as the reference returns it: at most max_new_tokens, cut after the first stop token
-        new = new[:max_new_tokens]
-        new = new[:next((i + 1 for i, t in enumerate(new) if t in stops), len(new))]
+    if ref: new = _cut_as_reference(new, max_new_tokens, stops)
     st.decode_s, st.n_new = _now(dev) - t1, len(new)
     return torch.tensor(new, dtype=torch.long), st
 
@@ -243,6 +286,7 @@ def _prompt_messages(p, i) -> list:
     if not msgs: raise ValueError(f"prompt {i} has no user turn")
     return msgs
 
+# %% ../nbs/07_eval.ipynb #919312b7
 def encode_prompt(tokenizer, messages, chat_template_kwargs:dict=None, **template_kwargs) -> torch.Tensor:
     "LongTensor[S] of `messages` with the generation prompt, under the template arguments training uses (default: `template_kwargs(tokenizer)`)."
     from dflash_nb.data import prompt_text
@@ -277,16 +321,6 @@ class AcceptanceResult:
     def tokens(self) -> int: return int(sum(s.n_new for s in self.stats))
     @property
     def tau(self) -> float: return float(self._cat('committed').mean()) if self.steps else float('nan')
-    @property
-    def tau_pooled(self) -> float: return self.tau
-    @property
-    def tau_prompt_mean(self) -> float:
-        t = [s.tau for s in self.stats if s.committed]
-        return float(np.mean(t)) if t else float('nan')
-    @property
-    def tau_protocol(self) -> float:
-        "The protocol's own figure: pooled for `ours`, the mean of per-prompt means for `reference`."
-        return getattr(self, PROTOCOLS[self.protocol]['headline'])
 
 # %% ../nbs/07_eval.ipynb #4aab4a77
 def _prop(f):
@@ -297,24 +331,41 @@ def _method(f):
     "Attach `f` to `AcceptanceResult` as a method."
     setattr(AcceptanceResult, f.__name__, f); return f
 
+# %% ../nbs/07_eval.ipynb #8a2eba16
+@_prop
+def tau_pooled(self) -> float: return self.tau
+
+@_prop
+def tau_prompt_mean(self) -> float:
+    t = [s.tau for s in self.stats if s.committed]
+    return float(np.mean(t)) if t else float('nan')
+
+@_prop
+def tau_protocol(self) -> float:
+    "The protocol's own figure: pooled for `ours`, the mean of per-prompt means for `reference`."
+    return getattr(self, PROTOCOLS[self.protocol]['headline'])
+
 # %% ../nbs/07_eval.ipynb #3478e5c2
 @_prop
 def histogram_counts(self) -> np.ndarray:
     "Steps per acceptance length, indexed by the length `0..B`."
     return np.bincount(self._cat('committed'), minlength=self.block_size + 1)[:self.block_size + 1]
 
+# %% ../nbs/07_eval.ipynb #1e2a07fe
 @_prop
 def histogram(self) -> np.ndarray:
     "Fraction of steps per acceptance length, indexed by the length `0..B`."
     c = self.histogram_counts
     return c / max(c.sum(), 1)
 
+# %% ../nbs/07_eval.ipynb #22155ff4
 @_prop
 def per_position(self) -> np.ndarray:
     "`[B-1]`: entry `k-1` is the fraction of steps whose draft slot `k` was accepted, `P(a >= k)`."
     a = self._cat('accepted')
     return np.array([(a >= k).mean() if a.size else np.nan for k in range(1, self.block_size)])
 
+# %% ../nbs/07_eval.ipynb #6b87f82d
 @_prop
 def per_position_conditional(self) -> np.ndarray:
     "`[B-1]`: entry `k-1` is `P(a >= k | a >= k-1)`, the acceptance of slot `k` given the slots before it were accepted."
@@ -335,6 +386,7 @@ def time_per_token(self) -> float: return _tpot(self.stats)
 @_prop
 def baseline_time_per_token(self) -> float|None: return _tpot(self.baseline) if self.baseline else None
 
+# %% ../nbs/07_eval.ipynb #58b79447
 @_prop
 def speedup(self) -> float|None:
     "Baseline time per token / speculative time per token on the same prompts (None without a baseline)."
@@ -352,6 +404,7 @@ def summary(self:AcceptanceResult) -> dict:
     if self.identical is not None: d['identical'] = float(np.mean(self.identical)) if self.identical else float('nan')
     return d
 
+# %% ../nbs/07_eval.ipynb #1e373b13
 @_method
 def _repr_markdown_(self:AcceptanceResult) -> str:
     rows = [f"| {k} | {v:.4g} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in self.summary().items()]
@@ -390,6 +443,39 @@ def plot(self:AcceptanceResult):
     fig.tight_layout(); return fig
 
 # %% ../nbs/07_eval.ipynb #ce7f6961
+def _run_settings(model, tokenizer, prompts, max_new_tokens, stop_token_ids, protocol, chat_template_kwargs) -> tuple:
+    "`(max_new_tokens, stop ids, encoded prompts)`, with the protocol's defaults."
+    if protocol not in PROTOCOLS: raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, not {protocol!r}")
+    max_new_tokens = max_new_tokens or PROTOCOLS[protocol]['max_new_tokens']
+    stops = (default_stop_ids(model, tokenizer) if protocol == 'ours' else [tokenizer.eos_token_id]) if stop_token_ids is None else list(stop_token_ids)
+    encoded = [encode_prompt(tokenizer, _prompt_messages(p, i), chat_template_kwargs) for i, p in enumerate(prompts)]
+    return max_new_tokens, stops, encoded
+
+# %% ../nbs/07_eval.ipynb #da17369b
+def _two_loops(model, drafter, encoded, max_new_tokens, block_size, kw, fast) -> tuple:
+    "`(spec, plain)`: `ids -> (new ids, SpecStats)` with the drafter and with the target alone."
+    spec = lambda ids: speculative_generate(model, drafter, ids, max_new_tokens, block_size=block_size, **kw)
+    plain = lambda ids: speculative_generate(model, None, ids, max_new_tokens, **kw)
+    if fast and kw['protocol'] != 'ours': warnings.warn(f"fast decoding counts by protocol 'ours' only: protocol {kw['protocol']!r} uses speculative_generate")
+    elif fast: spec, plain = fast_generators(model, drafter, encoded, max_new_tokens, block_size, temperature=kw['temperature'],
+                                            stop_token_ids=kw['stop_token_ids'], generator=kw['generator'])
+    return spec, plain
+
+# %% ../nbs/07_eval.ipynb #51c9d70d
+def _run_prompts(spec, plain, encoded, tokenizer, baseline, temperature, progress) -> tuple:
+    "`(stats, baseline stats or None, identical outputs or None, texts)` over the prompts."
+    stats, base, same, texts = [], ([] if baseline else None), ([] if baseline and temperature <= 0 else None), []
+    n_base = len(encoded) if baseline is True else int(baseline or 0)
+    for i, ids in enumerate(tqdm(encoded, desc='acceptance length', unit='prompt', disable=not progress)):
+        out, st = spec(ids)
+        stats.append(st); texts.append(tokenizer.decode(out, skip_special_tokens=True))
+        if i < n_base:
+            bout, bst = plain(ids)
+            base.append(bst)
+            if same is not None: same.append(bool(torch.equal(out, bout)))
+    return stats, base, same, texts
+
+# %% ../nbs/07_eval.ipynb #9ee85c8f
 def acceptance_length(target_model, # transformers causal LM (or a `Target`), eval mode
                       drafter, # DFlash drafter
                       tokenizer, # the target's tokenizer, with its chat template
@@ -411,28 +497,14 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
     dev = model.get_input_embeddings().weight.device
     on_gpu = dev.type == 'cuda'
     baseline, warmup = (on_gpu if baseline is None else baseline), (on_gpu if warmup is None else warmup)
-    if protocol not in PROTOCOLS: raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, not {protocol!r}")
-    max_new_tokens = max_new_tokens or PROTOCOLS[protocol]['max_new_tokens']
-    stops = (default_stop_ids(model, tokenizer) if protocol == 'ours' else [tokenizer.eos_token_id]) if stop_token_ids is None else list(stop_token_ids)
-    encoded = [encode_prompt(tokenizer, _prompt_messages(p, i), chat_template_kwargs) for i, p in enumerate(prompts)]
+    max_new_tokens, stops, encoded = _run_settings(model, tokenizer, prompts, max_new_tokens, stop_token_ids, protocol, chat_template_kwargs)
     gen = torch.Generator(device=dev).manual_seed(seed) if temperature > 0 else None
     kw = dict(temperature=temperature, stop_token_ids=stops, generator=gen, protocol=protocol)
-    spec = lambda ids: speculative_generate(model, drafter, ids, max_new_tokens, block_size=block_size, **kw)
-    plain = lambda ids: speculative_generate(model, None, ids, max_new_tokens, **kw)
-    if fast and protocol != 'ours': warnings.warn(f"fast decoding counts by protocol 'ours' only: protocol {protocol!r} uses speculative_generate")
-    elif fast: spec, plain = fast_generators(model, drafter, encoded, max_new_tokens, block_size, temperature=temperature, stop_token_ids=stops, generator=gen)
+    spec, plain = _two_loops(model, drafter, encoded, max_new_tokens, block_size, kw, fast)
     if warmup and encoded:
         spec(encoded[0])
         if baseline: plain(encoded[0])
-    stats, base, same, texts = [], ([] if baseline else None), ([] if baseline and temperature <= 0 else None), []
-    n_base = len(encoded) if baseline is True else int(baseline or 0)
-    for i, ids in enumerate(tqdm(encoded, desc='acceptance length', unit='prompt', disable=not progress)):
-        out, st = spec(ids)
-        stats.append(st); texts.append(tokenizer.decode(out, skip_special_tokens=True))
-        if i < n_base:
-            bout, bst = plain(ids)
-            base.append(bst)
-            if same is not None: same.append(bool(torch.equal(out, bout)))
+    stats, base, same, texts = _run_prompts(spec, plain, encoded, tokenizer, baseline, temperature, progress)
     return AcceptanceResult(stats[0].block_size if stats else (block_size or draft_settings(drafter)[0]), temperature,
                             stats, base, same, texts, protocol)
 
@@ -443,6 +515,7 @@ def _data_samples() -> Path|None:
     cands = ([Path(here).resolve().parents[1]] if here else []) + [Path.cwd(), Path.cwd().parent]
     return next((c / 'data_samples' for c in cands if (c / 'data_samples').is_dir()), None)
 
+# %% ../nbs/07_eval.ipynb #76d29cc0
 def load_heldout_prompts(path=None, # JSONL/JSON conversations, gzipped or not; default `data_samples/heldout_prompts.jsonl`
                          n:int=None, # the first `n` (default: all)
                         ) -> list:
@@ -486,6 +559,7 @@ def fast_unsupported(target_model, temperature:float=0.0) -> str|None:
     if lt is None and getattr(cfg, 'sliding_window', None): return "a sliding-window target (full attention only)"
     return None
 
+# %% ../nbs/07_eval.ipynb #a286db05
 def _static_drafter(drafter, device) -> bool:
     "Our `DFlashDrafter`, one kind of full-attention layer, on `device`: its KV cache can be static."
     if not isinstance(drafter, DFlashDrafter) or _device_of(drafter, device) != device: return False
@@ -505,6 +579,7 @@ class _Graphed:
     def __call__(self):
         self.graph.replay(); return self.out
 
+# %% ../nbs/07_eval.ipynb #b3e10e25
 def _same(a, b, tol:float=2e-2) -> bool:
     "The floating-point outputs of an eager call `a` and a replay `b` agree to `tol` of their scale."
     pairs = [(x.float(), y.float()) for x, y in zip(a, b) if x is not None and x.is_floating_point()]
@@ -555,6 +630,9 @@ def _fd_mask(self:FastDecoder, pos):
     m = torch.zeros(pos.numel(), self.cap, dtype=self.dtype, device=self.dev)
     return m.masked_fill_(self.kidx[None] > pos[:, None], self.neg)[None, None]
 
+FastDecoder._mask = _fd_mask
+
+# %% ../nbs/07_eval.ipynb #d005584f
 def _fd_target(self:FastDecoder, ids, pos, **kw):
     "Target forward of tokens `ids` [1, q] at positions `pos` [q]: logits [q, V] and tapped hidden states (or None)."
     self.tcache.slots = pos
@@ -562,9 +640,15 @@ def _fd_target(self:FastDecoder, ids, pos, **kw):
                      output_hidden_states=self.taps, **{self.kw: self.tcache}, **kw)
     return out.logits[0], (tapped_hidden(out.hidden_states, self.layer_ids) if self.taps else None)
 
+FastDecoder._target = _fd_target
+
+# %% ../nbs/07_eval.ipynb #2354b384
 def _fd_prefill(self:FastDecoder, ids):
     return self._target(ids.view(1, -1).to(self.dev), torch.arange(ids.numel(), device=self.dev), logits_to_keep=1)
 
+FastDecoder._prefill = _fd_prefill
+
+# %% ../nbs/07_eval.ipynb #d6d275f2
 def _fd_verify(self:FastDecoder):
     "Verify `vblk` at `start_t`: `[a, predictions...]`, the block's tapped hidden states and its logits."
     logits, hid = self._target(self.vblk, self.start_t + self.ar)
@@ -572,7 +656,7 @@ def _fd_verify(self:FastDecoder):
     a = (self.vblk[0, 1:] == pred[:-1]).long().cumprod(0).sum()
     return torch.cat([a.view(1), pred]), hid, logits
 
-FastDecoder._mask, FastDecoder._target, FastDecoder._prefill, FastDecoder._verify = _fd_mask, _fd_target, _fd_prefill, _fd_verify
+FastDecoder._verify = _fd_verify
 
 # %% ../nbs/07_eval.ipynb #a6eb9970
 def _fd_draft_static(self:FastDecoder, ctx):
@@ -590,11 +674,14 @@ def _fd_draft_static(self:FastDecoder, ctx):
     self.vblk[0, 1:] = logits.argmax(-1)
     return logits
 
+FastDecoder._draft_static = _fd_draft_static
+
+# %% ../nbs/07_eval.ipynb #efc88f92
 def _fd_draft(self:FastDecoder):
     "The repeated draft step: the context is the previous verify's tapped hidden states."
     return (self._draft_static(self.t_hid),)
 
-FastDecoder._draft_static, FastDecoder._draft = _fd_draft_static, _fd_draft
+FastDecoder._draft = _fd_draft
 
 # %% ../nbs/07_eval.ipynb #8cf8787a
 def _fd_capture(self:FastDecoder):
@@ -604,6 +691,9 @@ def _fd_capture(self:FastDecoder):
     self.verify, self.t_hid, self.graphed = g, g.out[1], True
     if self.static: self.draft = self._graph(self._draft) or self._draft
 
+FastDecoder._capture = _fd_capture
+
+# %% ../nbs/07_eval.ipynb #7789109f
 def _fd_check_state(self:FastDecoder):
     "Another state than the capture's: caches filled with a real context, another position and last token."
     n = 2 * self.B + 3
@@ -611,6 +701,8 @@ def _fd_check_state(self:FastDecoder):
     self.start_t.fill_(n); self.nctx_t.fill_(n)
     if self.static: self._draft_static(hid)
     self.nctx_t.fill_(2); self.vblk[0, 0] = 3; self.dblk[0, 0] = 3
+
+FastDecoder._check_state = _fd_check_state
 
 # %% ../nbs/07_eval.ipynb #4a8f3f59
 def _fd_graph(self:FastDecoder, fn):
@@ -627,7 +719,7 @@ def _fd_graph(self:FastDecoder, fn):
                       f"that step runs eagerly (same tokens, slower)")
         return None
 
-FastDecoder._capture, FastDecoder._check_state, FastDecoder._graph = _fd_capture, _fd_check_state, _fd_graph
+FastDecoder._graph = _fd_graph
 
 # %% ../nbs/07_eval.ipynb #abd91af4
 @torch.inference_mode()
@@ -687,6 +779,15 @@ def fast_speculative_generate(target_model, drafter, input_ids, max_new_tokens:i
     return decoder.generate(input_ids, max_new_tokens, stop_token_ids)
 
 # %% ../nbs/07_eval.ipynb #2b643f6c
+def _lazy_loop(target_model, drafter, capacity, block_size, graphs, max_new_tokens, stop_token_ids):
+    "`ids -> (new ids, SpecStats)` through one `FastDecoder`, built on the first call."
+    dec = []
+    def run(ids):
+        if not dec: dec.append(FastDecoder(target_model, drafter, capacity, block_size, graphs))
+        return dec[0].generate(ids, max_new_tokens, stop_token_ids)
+    return run
+
+# %% ../nbs/07_eval.ipynb #8e170a2c
 def fast_generators(target_model, drafter, prompts_ids, max_new_tokens:int, block_size:int=None, temperature:float=0.0,
                     stop_token_ids=None, generator=None, graphs=None):
     "`(spec, plain)`: `ids -> (new ids, SpecStats)` with the drafter and with the target alone, one `FastDecoder` each."
@@ -697,10 +798,5 @@ def fast_generators(target_model, drafter, prompts_ids, max_new_tokens:int, bloc
                 lambda ids: speculative_generate(target_model, None, ids, max_new_tokens, **kw))
     B = 1 if drafter is None else (block_size or draft_settings(_unwrap(drafter))[0])
     cap = max([int(p.numel()) for p in prompts_ids] + [1]) + max_new_tokens + B
-    def loop(d, bs):
-        dec = []
-        def run(ids):
-            if not dec: dec.append(FastDecoder(target_model, d, cap, bs, graphs))
-            return dec[0].generate(ids, max_new_tokens, stop_token_ids)
-        return run
-    return loop(drafter, block_size), loop(None, None)
+    return (_lazy_loop(target_model, drafter, cap, block_size, graphs, max_new_tokens, stop_token_ids),
+            _lazy_loop(target_model, None, cap, None, graphs, max_new_tokens, stop_token_ids))
