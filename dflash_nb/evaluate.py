@@ -102,6 +102,7 @@ def verify_block(draft_tokens, # LongTensor[B-1]: the drafted tokens d_1..d_{B-1
     g = draft_tokens.numel()
     if target_logits.shape[0] != g + 1: raise ValueError(f"target_logits has {target_logits.shape[0]} rows for {g} draft tokens; expected {g + 1}")
     if temperature <= 0: return _accept_greedy(draft_tokens, target_logits)
+    if g == 0: return 0, [int(_sample(_probs(target_logits[0], temperature), generator))]   # no drafts: the target alone
     if draft_logits is None: raise ValueError("temperature > 0 needs the drafter's logits (draft_logits)")
     return _accept_sampled(draft_tokens, _probs(target_logits, temperature), _probs(draft_logits, temperature), generator)
 
