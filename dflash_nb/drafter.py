@@ -625,6 +625,7 @@ def default_gamma(block_size:int) -> float:
     "Loss decay of the paper (App. A.3.1 via SpecForge #463): 7 for B=16, 5 for B=10, 4 for B=8; else B/2."
     return _GAMMA.get(block_size, block_size / 2)
 
+# %% ../nbs/03_drafter.ipynb #ec8f5b05
 def slot_weights(block_size:int, gamma:float|None, device=None):
     "[block_size] weights: 0 for slot 0, exp(-(k-1)/gamma) for k >= 1 (1 without decay)."
     k = torch.arange(block_size, device=device, dtype=torch.float32)
@@ -752,6 +753,7 @@ def expected_acceptance_length(acc_per_pos) -> float:
     acc = torch.as_tensor(acc_per_pos, dtype=torch.float64).nan_to_num(0.0)
     return float(acc.cumprod(0).sum())
 
+# %% ../nbs/03_drafter.ipynb #db54b237
 def slot_accuracy(correct, count):
     "Per-slot accuracy for slots 1..B-1 from summed counts (NaN where a slot had no labels)."
     return (correct[1:].double() / count[1:].double()).float()
