@@ -253,15 +253,18 @@ class CompileMonitor:
         now = self.read()
         return {k: now[k] - v for k, v in self.baseline.items() if now[k] != v}
 
-    def check(self, where:str='steady state'):
-        "Raise `CompileDriftError` naming the counters that moved (and new graph-break reasons)."
-        d = self.delta()
-        if d:
-            new = [r.strip().splitlines()[0] for r in self._reason_set() - self._reasons]
-            raise CompileDriftError(f"torch.compile activity in {where} after warm-up: {d}"
-                + (f"; new reasons: {new}" if new else "")
-                + ". A new graph means a recompile (new shape/dtype/device: extend the warm-up or bucket the shapes); a "
-                  "graph break means eager code in the step. Run with TORCH_LOGS=recompiles,graph_breaks to see why.")
+# %% ../nbs/04_compile.ipynb #ba3d07bd
+def _monitor_check(self, where:str='steady state'):
+    "Raise `CompileDriftError` naming the counters that moved (and new graph-break reasons)."
+    d = self.delta()
+    if d:
+        new = [r.strip().splitlines()[0] for r in self._reason_set() - self._reasons]
+        raise CompileDriftError(f"torch.compile activity in {where} after warm-up: {d}"
+            + (f"; new reasons: {new}" if new else "")
+            + ". A new graph means a recompile (new shape/dtype/device: extend the warm-up or bucket the shapes); a "
+              "graph break means eager code in the step. Run with TORCH_LOGS=recompiles,graph_breaks to see why.")
+
+CompileMonitor.check = _monitor_check
 
 # %% ../nbs/04_compile.ipynb #460db212
 class PeakMemoryError(RuntimeError):

@@ -482,17 +482,20 @@ class DFlashAttention(nn.Module):
         self.sliding_window = cfg.sliding_window if sliding else None
         self.is_causal = sliding if cfg.is_causal is None else bool(cfg.is_causal)
 
-    def forward(self, h, ctx, cos, sin, mask=None, backend:str='sdpa', cache=None):
-        B, Q, _ = h.shape
-        C, D = ctx.shape[1], self.head_dim
-        q = self.q_norm(self.q_proj(h).view(B, Q, -1, D)).transpose(1, 2)
-        k = torch.cat([self.k_proj(ctx), self.k_proj(h)], 1).view(B, C + Q, -1, D)
-        v = torch.cat([self.v_proj(ctx), self.v_proj(h)], 1).view(B, C + Q, -1, D).transpose(1, 2)
-        k = self.k_norm(k).transpose(1, 2)
-        q, k = apply_rope(q, cos[:, -Q:], sin[:, -Q:]), apply_rope(k, cos, sin)
-        if cache is not None: k, v = cache.update(k, v, self.layer_idx)
-        o = _attend(q, k, v, mask, backend, self.scaling, self.is_causal, self.sliding_window)
-        return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
+# %% ../nbs/03_drafter.ipynb #aa3f7075
+def _attn_forward(self, h, ctx, cos, sin, mask=None, backend:str='sdpa', cache=None):
+    B, Q, _ = h.shape
+    C, D = ctx.shape[1], self.head_dim
+    q = self.q_norm(self.q_proj(h).view(B, Q, -1, D)).transpose(1, 2)
+    k = torch.cat([self.k_proj(ctx), self.k_proj(h)], 1).view(B, C + Q, -1, D)
+    v = torch.cat([self.v_proj(ctx), self.v_proj(h)], 1).view(B, C + Q, -1, D).transpose(1, 2)
+    k = self.k_norm(k).transpose(1, 2)
+    q, k = apply_rope(q, cos[:, -Q:], sin[:, -Q:]), apply_rope(k, cos, sin)
+    if cache is not None: k, v = cache.update(k, v, self.layer_idx)
+    o = _attend(q, k, v, mask, backend, self.scaling, self.is_causal, self.sliding_window)
+    return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
+
+DFlashAttention.forward = _attn_forward
 
 # %% ../nbs/03_drafter.ipynb #a25d8238
 class DFlashDecoderLayer(nn.Module):
