@@ -62,6 +62,7 @@ def compiled_only(fn):
 class CompileConfigError(RuntimeError):
     "The compile-safety configuration is missing in this process or thread."
 
+# %% ../nbs/04_compile.ipynb #18b45863
 @dataclasses.dataclass
 class CompileSettings:
     "What `configure_compile` set; `settings.apply()` sets the dynamo part in the calling thread."
@@ -252,15 +253,18 @@ class CompileMonitor:
         now = self.read()
         return {k: now[k] - v for k, v in self.baseline.items() if now[k] != v}
 
-    def check(self, where:str='steady state'):
-        "Raise `CompileDriftError` naming the counters that moved (and new graph-break reasons)."
-        d = self.delta()
-        if d:
-            new = [r.strip().splitlines()[0] for r in self._reason_set() - self._reasons]
-            raise CompileDriftError(f"torch.compile activity in {where} after warm-up: {d}"
-                + (f"; new reasons: {new}" if new else "")
-                + ". A new graph means a recompile (new shape/dtype/device: extend the warm-up or bucket the shapes); a "
-                  "graph break means eager code in the step. Run with TORCH_LOGS=recompiles,graph_breaks to see why.")
+# %% ../nbs/04_compile.ipynb #ba3d07bd
+def _monitor_check(self, where:str='steady state'):
+    "Raise `CompileDriftError` naming the counters that moved (and new graph-break reasons)."
+    d = self.delta()
+    if d:
+        new = [r.strip().splitlines()[0] for r in self._reason_set() - self._reasons]
+        raise CompileDriftError(f"torch.compile activity in {where} after warm-up: {d}"
+            + (f"; new reasons: {new}" if new else "")
+            + ". A new graph means a recompile (new shape/dtype/device: extend the warm-up or bucket the shapes); a "
+              "graph break means eager code in the step. Run with TORCH_LOGS=recompiles,graph_breaks to see why.")
+
+CompileMonitor.check = _monitor_check
 
 # %% ../nbs/04_compile.ipynb #460db212
 class PeakMemoryError(RuntimeError):
@@ -303,6 +307,7 @@ def _anchors(batch, seq_len, num_anchors, device):
     a = (torch.arange(n, device=device) * seq_len) // n
     return a.expand(batch, n).contiguous(), torch.ones(batch, n, dtype=torch.bool, device=device)
 
+# %% ../nbs/04_compile.ipynb #5123441a
 def _named(fn):
     "A callable as given, or the one named `'module:qualname'` (how a fresh process is told what to check)."
     if not isinstance(fn, str): return fn
@@ -361,6 +366,54 @@ def _preflight_one(attend, make_mask, dev, S, num_heads, num_kv_heads, head_dim,
     return row
 
 # %% ../nbs/04_compile.ipynb #53c1119a
+def _preflight_setup(attention, block_mask, devices, backward):
+    "Step 1: resolve what to check, check this thread's compile configuration and the devices; `(attention, block_mask, devices)`."
+    attention, block_mask = _named(attention), _named(block_mask)
+    try: check_thread_config('preflight')
+    except CompileConfigError as e: raise PreflightError(f"{e}") from None
+    check_no_dense_fallback('preflight start (dense flex already ran in this process)')
+    devices = [torch.device(d) for d in ([devices] if isinstance(devices, (str, torch.device)) else devices)]
+    if backward and any(d.type == 'cpu' for d in devices):
+        raise ValueError("flex_attention has no backward on CPU (NotImplementedError since torch 2.11): use backward=None or False for CPU devices")
+    return attention, block_mask, devices
+
+# %% ../nbs/04_compile.ipynb #0558f2ab
+def _preflight_runs(attention, block_mask, devices, seq_buckets, backward, num_heads, num_kv_heads, head_dim,
+                    num_anchors, block_size, sliding_window, dtype, batch_size) -> list[dict]:
+    "Step 2: `_preflight_one` for each device and bucket; a failure becomes a `PreflightError` that says what to change."
+    need, rows = 2 * len(devices) * len(seq_buckets), []
+    for dev in devices:
+        bwd = (dev.type != 'cpu') if backward is None else backward
+        for S in seq_buckets:
+            try: rows.append(_preflight_one(attention, block_mask, dev, int(S), num_heads, num_kv_heads, head_dim, num_anchors, block_size,
+                                            sliding_window, dtype, batch_size, bwd))
+            except PreflightError: raise
+            except Exception as e:
+                msg = str(e).strip().splitlines()[0] if str(e).strip() else ''
+                raise PreflightError(f"preflight failed on {dev}, seq_len={S} (heads {num_heads}/{num_kv_heads}, head_dim {head_dim}, "
+                    f"{num_anchors} anchors x block {block_size}): {type(e).__name__}: {msg}\nFix: {_fix_hint(e, dev, need)}") from e
+    return rows
+
+# %% ../nbs/04_compile.ipynb #a36dd9fd
+def _check_all_compiled(mon):
+    "Step 3: no graph break and no recompile-limit hit since `mon` started (else parts ran eagerly)."
+    bad = {k: v for k, v in mon.delta().items() if k in ('graph_breaks', 'unimplemented')}
+    if bad: raise PreflightError(f"preflight compiled with graph breaks or recompile-limit hits {bad}: parts ran eagerly. "
+                                 "Fix: keep flex inside one fullgraph region; run with TORCH_LOGS=graph_breaks,recompiles")
+
+# %% ../nbs/04_compile.ipynb #4296c62e
+def _preflight_table(rows, t_all, devices, backward, verbose):
+    "Step 4: the rows as a DataFrame, with the total time, torch version and backward per device in `attrs`; printed if `verbose`."
+    import pandas as pd
+    df = pd.DataFrame(rows)
+    df.attrs.update(total_s=time.perf_counter() - t_all, torch=torch.__version__,
+                    backward={str(d): (d.type != 'cpu') if backward is None else backward for d in devices})
+    if verbose: print(f"preflight OK: {len(rows)} (device, bucket) runs, all compiled, in {df.attrs['total_s']:.1f} s "
+                      f"(torch {torch.__version__}; backward: {df.attrs['backward']})\n"
+                      + df.to_string(index=False, float_format=lambda x: f'{x:.3g}'))
+    return df
+
+# %% ../nbs/04_compile.ipynb #a0cd42c0
 def preflight(num_heads:int, num_kv_heads:int, head_dim:int, # attention shape (query heads, kv heads, head dim)
               seq_buckets, # context lengths to warm up, one per bucket (e.g. `bucket_seq_lens(boundaries)`)
               num_anchors:int, block_size:int, # blocks per sequence and tokens per block: queries = num_anchors*block_size
@@ -372,36 +425,12 @@ def preflight(num_heads:int, num_kv_heads:int, head_dim:int, # attention shape (
               sliding_window:int|None=None, batch_size:int=1,
               verbose:bool=True): # print the table
     "Compile and run `attention` on `block_mask`'s masks for each bucket and device, prove it ran compiled, time it; raise `PreflightError` if not."
-    import pandas as pd
-    attention, block_mask = _named(attention), _named(block_mask)
-    try: check_thread_config('preflight')
-    except CompileConfigError as e: raise PreflightError(f"{e}") from None
-    check_no_dense_fallback('preflight start (dense flex already ran in this process)')
-    devices = [torch.device(d) for d in ([devices] if isinstance(devices, (str, torch.device)) else devices)]
-    if backward and any(d.type == 'cpu' for d in devices):
-        raise ValueError("flex_attention has no backward on CPU (NotImplementedError since torch 2.11): use backward=None or False for CPU devices")
-    need = 2 * len(devices) * len(seq_buckets)
-    rows, t_all, mon = [], time.perf_counter(), CompileMonitor().start()
-    for dev in devices:
-        bwd = (dev.type != 'cpu') if backward is None else backward
-        for S in seq_buckets:
-            try: rows.append(_preflight_one(attention, block_mask, dev, int(S), num_heads, num_kv_heads, head_dim, num_anchors, block_size,
-                                            sliding_window, dtype, batch_size, bwd))
-            except PreflightError: raise
-            except Exception as e:
-                msg = str(e).strip().splitlines()[0] if str(e).strip() else ''
-                raise PreflightError(f"preflight failed on {dev}, seq_len={S} (heads {num_heads}/{num_kv_heads}, head_dim {head_dim}, "
-                    f"{num_anchors} anchors x block {block_size}): {type(e).__name__}: {msg}\nFix: {_fix_hint(e, dev, need)}") from e
-    bad = {k: v for k, v in mon.delta().items() if k in ('graph_breaks', 'unimplemented')}
-    if bad: raise PreflightError(f"preflight compiled with graph breaks or recompile-limit hits {bad}: parts ran eagerly. "
-                                 "Fix: keep flex inside one fullgraph region; run with TORCH_LOGS=graph_breaks,recompiles")
-    df = pd.DataFrame(rows)
-    df.attrs.update(total_s=time.perf_counter() - t_all, torch=torch.__version__,
-                    backward={str(d): (d.type != 'cpu') if backward is None else backward for d in devices})
-    if verbose: print(f"preflight OK: {len(rows)} (device, bucket) runs, all compiled, in {df.attrs['total_s']:.1f} s "
-                      f"(torch {torch.__version__}; backward: {df.attrs['backward']})\n"
-                      + df.to_string(index=False, float_format=lambda x: f'{x:.3g}'))
-    return df
+    attention, block_mask, devices = _preflight_setup(attention, block_mask, devices, backward)
+    t_all, mon = time.perf_counter(), CompileMonitor().start()
+    rows = _preflight_runs(attention, block_mask, devices, seq_buckets, backward, num_heads, num_kv_heads, head_dim,
+                           num_anchors, block_size, sliding_window, dtype, batch_size)
+    _check_all_compiled(mon)
+    return _preflight_table(rows, t_all, devices, backward, verbose)
 
 # %% ../nbs/04_compile.ipynb #2fc5108e
 def bucket_seq_lens(boundaries, multiple:int=128) -> list[int]:

