@@ -23,6 +23,7 @@ __all__ = ['QWEN3_27B_CLASS', 'ConfigError', 'parse_devices', 'Role', 'Layout', 
 class ConfigError(ValueError):
     "A bad training option: the message names the option, the value and what would be valid."
 
+# %% ../nbs/05_layout.ipynb #6bdd6ffb
 def _error_line(msg):
     "The one-line error of `dflash_nb_train`, in one write: the ranks of a run share stderr, and two lines must not run together."
     sys.stderr.write(f"dflash_nb_train: error: {msg}\n"); sys.stderr.flush()
@@ -302,6 +303,7 @@ class PeerLost(RuntimeError):
 
 _PROC = Path('/proc/self/stat').exists()
 
+# %% ../nbs/05_layout.ipynb #856dbbb4
 def _proc_start(pid:int):
     "Start time of local process `pid` (guards against a reused pid), or None when it is gone or a zombie."
     try: st = Path(f'/proc/{pid}/stat').read_text()

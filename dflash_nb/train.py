@@ -373,10 +373,12 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
 # %% ../nbs/06_train.ipynb #0b0c7814
 def _env_int(name, default): return int(os.environ.get(name, default))
 
+# %% ../nbs/06_train.ipynb #28792ab5
 def _seed_for(seed:int, epoch:int, i:int) -> int:
     "Seed of micro-batch `i` of `epoch`: the same whichever rank draws its anchors."
     return int(np.random.SeedSequence([seed, epoch, i]).generate_state(1, np.uint64)[0] >> 1)
 
+# %% ../nbs/06_train.ipynb #9ce9003a
 def _say(*a, **kw): print(*a, **kw, flush=True)
 
 # %% ../nbs/06_train.ipynb #ff48e048
