@@ -23,6 +23,7 @@ __all__ = ['QWEN3_27B_CLASS', 'ConfigError', 'parse_devices', 'Role', 'Layout', 
 class ConfigError(ValueError):
     "A bad training option: the message names the option, the value and what would be valid."
 
+# %% ../nbs/05_layout.ipynb #6bdd6ffb
 def _error_line(msg):
     "The one-line error of `dflash_nb_train`, in one write: the ranks of a run share stderr, and two lines must not run together."
     sys.stderr.write(f"dflash_nb_train: error: {msg}\n"); sys.stderr.flush()
@@ -115,6 +116,7 @@ def _node_specs(spec, nnodes:int, name:str) -> list[str]:
                           "give one list per node, or a single list that every node uses")
     return parts
 
+# %% ../nbs/05_layout.ipynb #4880a914
 def _node_layout(t, d, where=''):
     for name, lst in (('target_devices', t), ('drafter_devices', d)):
         dup = sorted({x for x in lst if x != 'cpu' and lst.count(x) > 1})
@@ -156,10 +158,12 @@ def step_batches(step_in_epoch:int, n_drafters:int, grad_accum:int) -> range:
     per = n_drafters * grad_accum
     return range(step_in_epoch * per, (step_in_epoch + 1) * per)
 
+# %% ../nbs/05_layout.ipynb #96c39f2d
 def drafter_batches(step_in_epoch, drafter_idx, n_drafters, grad_accum):
     "The micro-batches of one step that drafter rank `drafter_idx` trains on, in order."
     return [i for i in step_batches(step_in_epoch, n_drafters, grad_accum) if i % n_drafters == drafter_idx]
 
+# %% ../nbs/05_layout.ipynb #ac560c95
 def target_batches(step_in_epoch, target_idx, n_targets, n_drafters, grad_accum, owner=None):
     "The micro-batches of one step that target rank `target_idx` captures, in order, with their drafter (`owner(i)`: the target of `i`, default `i mod T`)."
     owner = owner or (lambda i: i % n_targets)
@@ -299,6 +303,7 @@ class PeerLost(RuntimeError):
 
 _PROC = Path('/proc/self/stat').exists()
 
+# %% ../nbs/05_layout.ipynb #856dbbb4
 def _proc_start(pid:int):
     "Start time of local process `pid` (guards against a reused pid), or None when it is gone or a zombie."
     try: st = Path(f'/proc/{pid}/stat').read_text()
@@ -331,12 +336,15 @@ def _request_stop(self:Peers, why:str):
     "Ask every rank to stop (the first request wins)."
     with self.lock: self.store.compare_set('stop/request', '', f'{self.rank} {why}')
 
+# %% ../nbs/05_layout.ipynb #9c232a80
 def _pair(v): return None if v is None else (int(v.split(' ', 1)[0]), v.split(' ', 1)[1])
 
+# %% ../nbs/05_layout.ipynb #e4cce317
 def _stop_request(self:Peers):
     "`(rank, why)` of the first stop request, or None."
     return _pair(self._get('stop/request'))
 
+# %% ../nbs/05_layout.ipynb #c2ecdb40
 def _set_stop_at(self:Peers, step:int, why:str):
     "The drafters' leader: every rank stops after `step` optimizer steps, for `why` ('end', 'time' or a signal name)."
     with self.lock: self.store.set('stop/at', f'{step} {why}')
@@ -362,6 +370,7 @@ def _check(self:Peers) -> str|None:
         except Exception: pass
     return self.lost
 
+# %% ../nbs/05_layout.ipynb #418a3275
 def _find_lost(self:Peers):
     s = self.store
     if s.check(['lost']): return s.get('lost').decode()
@@ -388,6 +397,7 @@ def _watch(self:Peers):
         except Exception: pass
         if (msg := self.check()): return self.on_lost(msg)
 
+# %% ../nbs/05_layout.ipynb #80788d4c
 def _message(self:Peers, msg:str) -> str:
     return f"{self.describe(self.rank)}: {msg}: stopping (resume from the last checkpoint with --resume auto)"
 
@@ -395,12 +405,14 @@ def _raise_if_lost(self:Peers):
     "In the main thread: raise `PeerLost` if a peer was lost."
     if self.lost: self.reported.set(); raise PeerLost(self.message(self.lost))
 
+# %% ../nbs/05_layout.ipynb #1258cf2b
 def _exit_lost(self:Peers, msg:str, grace_s:float=3.):
     "The watcher's reaction: the main thread gets `grace_s` to report it; if it is stuck in a collective, print and exit."
     if not self.reported.wait(grace_s):
         _error_line(self.message(msg)); os._exit(1)
     if not self.closed.wait(30.): os._exit(1)             # reported, but stuck on the way out
 
+# %% ../nbs/05_layout.ipynb #b73422fc
 def _close(self:Peers, ok:bool=True, reason:str=''):
     "This rank ends (cleanly, or failed with `reason`): the others must not take it for dead. Stops the watcher."
     try:
@@ -451,6 +463,7 @@ class Rates:
 
 _RATE_KEYS = dict(capture='capture_tok_s', drafter='drafter_tok_s', link='link_gb_s', inter='inter_gb_s')
 
+# %% ../nbs/05_layout.ipynb #90245ccd
 def parse_rates(spec:str) -> Rates:
     "Rates from 'capture=28700,drafter=11000[,link=311][,inter=50]' (tokens/s per GPU, GB/s)."
     kw = {}
@@ -475,6 +488,7 @@ def shape_config(num_layers:int=36, hidden_size:int=4096, intermediate_size:int=
 QWEN3_27B_CLASS = dict(num_layers=64, hidden_size=5120, intermediate_size=17408, num_heads=24, num_kv_heads=4, head_dim=256,
                        vocab_size=248320)   # performance.md §2.1 (Qwen3.5/3.6-27B dims, every layer full attention)
 
+# %% ../nbs/05_layout.ipynb #c95c76f6
 def _dims(c):
     c = c.get_text_config() if hasattr(c, 'get_text_config') else c
     hd = getattr(c, 'head_dim', None) or c.hidden_size // c.num_attention_heads
@@ -484,11 +498,13 @@ def _layer_params(c) -> int:
     c, H, I, dq, dkv = _dims(c)
     return 2 * H * dq + 2 * H * dkv + 3 * H * I + 2 * H + 2 * dq // c.num_attention_heads   # + layer norms, q/k norms
 
+# %% ../nbs/05_layout.ipynb #f64fc18b
 def target_params(config) -> int:
     "Parameters of a decoder-only target: embeddings, layers and an untied LM head."
     c, H = _dims(config)[:2]
     return c.num_hidden_layers * _layer_params(c) + 2 * c.vocab_size * H + H
 
+# %% ../nbs/05_layout.ipynb #66f8ea50
 def drafter_params(dcfg) -> int:
     "Trainable parameters of a DFlash drafter: its layers, `fc` (taps x H -> H) and norms."
     H = dcfg.hidden_size
@@ -603,44 +619,58 @@ def split_layout(n_targets:int, n_drafters:int, nnodes:int=1) -> Layout:
     return Layout('disaggregated', [x for t, _ in nodes for x in t], [x for _, d in nodes for x in d], nodes)
 
 # %% ../nbs/05_layout.ipynb #ccd0adef
+def _fill_shapes(target, drafter, layer_ids):
+    "The shapes to plan for; by default the Qwen3-8B target, its default taps and a 5-layer drafter."
+    from dflash_nb.drafter import DFlashConfig
+    target = target or shape_config()
+    drafter = drafter or DFlashConfig.from_target(target, num_layers=5, target_layer_ids=layer_ids, mask_token_id=0)
+    return target, drafter, layer_ids or drafter.target_layer_ids
+
+# %% ../nbs/05_layout.ipynb #bb07516c
+def _mix_seconds(rates:Rates, mix:pd.DataFrame, target, drafter, layer_ids, measured_on=None):
+    "`(FLOPs per micro-batch, capture seconds, drafter seconds)` of the mix at the FLOP/s the rates were measured at."
+    f = mix_flops(mix, target, layer_ids, drafter)
+    b = f if measured_on is None else mix_flops(mix, *(lambda t, d, i: (t, i, d))(*_fill_shapes(*measured_on)))
+    tc = f.capture.values / (rates.capture_tok_s * b.capture.sum() / b.tokens.sum())   # seconds, at the measured FLOP/s
+    td = f.drafter.values / (rates.drafter_tok_s * b.drafter.sum() / b.tokens.sum())
+    return f, tc, td
+
+# %% ../nbs/05_layout.ipynb #92d8a229
+def _plan_row(rates:Rates, gpus:int, nnodes:int, T:int, f, tc, td, mix, target, drafter, grad_accum:int, inflight:int, gpu_mem_gb:float) -> dict:
+    "The plan's row for the split `T:gpus-T` (`T=0`: colocated on every GPU)."
+    grad_bytes = 2 * drafter_params(drafter)
+    lay = split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes)
+    D = len(lay.drafter_ranks); Tn = len(lay.target_ranks)
+    dnodes = {lay._roles[r].node for r in lay.drafter_ranks}
+    t_ar = 2 * (D - 1) / D * grad_bytes / ((rates.link_gb_s if len(dnodes) == 1 else rates.inter_gb_s) * 1e9) if D > 1 else 0.
+    s = _simulate(tc, td, f.hidden_bytes.values, lay, grad_accum, t_ar, inflight, rates.link_gb_s, rates.inter_gb_s)
+    mem = memory_gb(mix, target, drafter, ddp=D > 1, inflight=inflight)
+    need = [mem['colocated']] if not T else [mem['target'], mem['drafter']]
+    sec, tok = s['seconds'], float(f.tokens.values[:s['n']].sum())
+    busy = dict(zip(['target capture', 'drafter step', 'transport'],
+                    [s['capture_s'] / Tn / sec, s['drafter_s'] / D / sec,
+                     max(s['cross_bytes'] / (rates.inter_gb_s * 1e9), s['n'] / (D * grad_accum) * t_ar) / sec]))  # hidden states or gradients
+    if not T: busy = {('drafter step' if s['drafter_s'] >= s['capture_s'] else 'target capture'): (s['capture_s'] + s['drafter_s']) / D / sec,
+                      'transport': busy['transport']}
+    fits = max(need) <= gpu_mem_gb
+    return dict(layout=f'{T}:{gpus - T}' if T else 'colocated', targets=Tn if T else gpus, drafters=D,
+                tok_s=tok / sec if fits else 0., step_s=s['step_s'],
+                target_busy=s['capture_s'] / Tn / sec if T else None, drafter_busy=s['drafter_s'] / D / sec,
+                cross_node_gb_s=s['cross_bytes'] / sec / 1e9,
+                mem_target_gb=mem['colocated'] if not T else mem['target'], mem_drafter_gb=mem['colocated'] if not T else mem['drafter'],
+                fits=fits, bottleneck=max(busy, key=busy.get) if fits else 'memory')
+
+# %% ../nbs/05_layout.ipynb #69e68c0a
 def plan_layout(rates:Rates, gpus:int=8, nnodes:int=1, target=None, drafter=None, layer_ids=None, mix:pd.DataFrame=None,
                 measured_on:tuple=None, # (target config, drafter config, layer ids) the rates were measured with; default: these
                 grad_accum:int=1, inflight:int=2, gpu_mem_gb:float=141.0, splits=None) -> pd.DataFrame:
     "Predicted trained tokens/s, busy shares, memory per GPU and bottleneck of every T:D split of `gpus` GPUs and of colocated."
-    from dflash_nb.drafter import DFlashConfig
     from dflash_nb.buckets import load_reference_lengths
-    def fill(t, d, ids):                       # default: Qwen3-8B shape, the default taps, a 5-layer drafter
-        t = t or shape_config(); d = d or DFlashConfig.from_target(t, num_layers=5, target_layer_ids=ids, mask_token_id=0)
-        return t, d, ids or d.target_layer_ids
-    target, drafter, layer_ids = fill(target, drafter, layer_ids)
+    target, drafter, layer_ids = _fill_shapes(target, drafter, layer_ids)
     if mix is None: mix = length_mix(np.minimum(load_reference_lengths()[:3000], 3072), [770, 1216, 1728, 2432, 3073], 8192)
-    f = mix_flops(mix, target, layer_ids, drafter)
-    b = f if measured_on is None else mix_flops(mix, *(lambda t, d, i: (t, i, d))(*fill(*measured_on)))
-    tc = f.capture.values / (rates.capture_tok_s * b.capture.sum() / b.tokens.sum())   # seconds, at the measured FLOP/s
-    td = f.drafter.values / (rates.drafter_tok_s * b.drafter.sum() / b.tokens.sum())
-    grad_bytes = 2 * drafter_params(drafter)
-    rows = []
-    for T in ([0] + list(range(1, gpus)) if splits is None else splits):
-        lay = split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes)
-        D = len(lay.drafter_ranks); Tn = len(lay.target_ranks)
-        dnodes = {lay._roles[r].node for r in lay.drafter_ranks}
-        t_ar = 2 * (D - 1) / D * grad_bytes / ((rates.link_gb_s if len(dnodes) == 1 else rates.inter_gb_s) * 1e9) if D > 1 else 0.
-        s = _simulate(tc, td, f.hidden_bytes.values, lay, grad_accum, t_ar, inflight, rates.link_gb_s, rates.inter_gb_s)
-        mem = memory_gb(mix, target, drafter, ddp=D > 1, inflight=inflight)
-        need = [mem['colocated']] if not T else [mem['target'], mem['drafter']]
-        sec, tok = s['seconds'], float(f.tokens.values[:s['n']].sum())
-        busy = dict(zip(['target capture', 'drafter step', 'transport'],
-                        [s['capture_s'] / Tn / sec, s['drafter_s'] / D / sec,
-                         max(s['cross_bytes'] / (rates.inter_gb_s * 1e9), s['n'] / (D * grad_accum) * t_ar) / sec]))  # hidden states or gradients
-        if not T: busy = {('drafter step' if s['drafter_s'] >= s['capture_s'] else 'target capture'): (s['capture_s'] + s['drafter_s']) / D / sec,
-                          'transport': busy['transport']}
-        fits = max(need) <= gpu_mem_gb
-        rows.append(dict(layout=f'{T}:{gpus - T}' if T else 'colocated', targets=Tn if T else gpus, drafters=D,
-                         tok_s=tok / sec if fits else 0., step_s=s['step_s'],
-                         target_busy=s['capture_s'] / Tn / sec if T else None, drafter_busy=s['drafter_s'] / D / sec,
-                         cross_node_gb_s=s['cross_bytes'] / sec / 1e9,
-                         mem_target_gb=mem['colocated'] if not T else mem['target'], mem_drafter_gb=mem['colocated'] if not T else mem['drafter'],
-                         fits=fits, bottleneck=max(busy, key=busy.get) if fits else 'memory'))
+    f, tc, td = _mix_seconds(rates, mix, target, drafter, layer_ids, measured_on)
+    rows = [_plan_row(rates, gpus, nnodes, T, f, tc, td, mix, target, drafter, grad_accum, inflight, gpu_mem_gb)
+            for T in ([0] + list(range(1, gpus)) if splits is None else splits)]
     df = pd.DataFrame(rows)
     df.attrs['recommended'] = df.layout[df.tok_s.idxmax()] if (df.tok_s > 0).any() else None
     return df

@@ -25,6 +25,7 @@ from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, St
 # %% ../nbs/06_train.ipynb #e6506dc1
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
 
+# %% ../nbs/06_train.ipynb #bc387882
 @dataclass
 class TrainConfig:
     "Every option of a training run (flags, YAML/JSON config file, or Python)."
@@ -143,6 +144,7 @@ def _coerce(name:str, typ:str, v):
         raise ConfigError(f"option {name}: {v!r} ({type(v).__name__}) is not {want}")
     return {'int': int, 'float': float, 'bool': bool, 'str': str}[typ](v)
 
+# %% ../nbs/06_train.ipynb #32bb2be6
 def parse_args(argv=None):
     "Parse flags (and `--config` file) into `(TrainConfig, set of explicitly given option names)`."
     ns = vars(_parser().parse_args(argv))
@@ -196,6 +198,7 @@ def _safetensors_header(path) -> tuple[bytes, int]:
     ends = [v['data_offsets'][1] for k, v in json.loads(raw).items() if k != '__metadata__']
     return raw, 8 + n + max(ends, default=0)
 
+# %% ../nbs/06_train.ipynb #fb5cb34c
 def checkpoint_problem(path) -> str|None:
     "Why checkpoint folder `path` cannot be resumed from, or None. Cheap: marker, sizes, headers; no tensor is read."
     import zipfile
@@ -217,6 +220,7 @@ def find_checkpoint(run_dir, warn=None):
         if warn is not None: warn(f"warning: checkpoint {p} is damaged ({why}): skipped for the newest complete one")
     return None
 
+# %% ../nbs/06_train.ipynb #7a3bf238
 def load_checkpoint(path):
     "Read a checkpoint folder back: `(tensors, objects)`."
     from safetensors.torch import load_file
@@ -224,6 +228,7 @@ def load_checkpoint(path):
     if not (path / 'COMPLETE').exists(): raise FileNotFoundError(f"{path} is not a complete checkpoint (no COMPLETE marker)")
     return load_file(path / 'drafter.safetensors'), torch.load(path / 'state.pt', weights_only=False)
 
+# %% ../nbs/06_train.ipynb #08e536da
 def clean_leftovers(run_dir) -> list:
     "Remove what killed saves left in `run_dir/checkpoints` (`.tmp-step_*` folders, `.latest.tmp`); return the removed paths."
     root = Path(run_dir) / 'checkpoints'
@@ -308,6 +313,7 @@ class MetricsLog:
         self.f.close()
         if self.tb is not None: self.tb.close()
 
+# %% ../nbs/06_train.ipynb #f7758c7a
 def read_metrics(path) -> list[dict]:
     "The records of a `metrics.jsonl` file."
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
@@ -316,6 +322,7 @@ def read_metrics(path) -> list[dict]:
 def _all_cpu(cfg): return all(d == 'cpu' for spec in (cfg.target_devices, cfg.drafter_devices) for part in str(spec).split('/')
                               if part.strip() not in ('', 'none') for d in parse_devices(part))
 
+# %% ../nbs/06_train.ipynb #ef6ccda8
 def _layer_ids(s:str) -> list[int]|None:
     "`--target-layer-ids` as ints (None when empty); a repeated or unsorted id is an error."
     if not s.strip(): return None
@@ -366,10 +373,12 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
 # %% ../nbs/06_train.ipynb #0b0c7814
 def _env_int(name, default): return int(os.environ.get(name, default))
 
+# %% ../nbs/06_train.ipynb #28792ab5
 def _seed_for(seed:int, epoch:int, i:int) -> int:
     "Seed of micro-batch `i` of `epoch`: the same whichever rank draws its anchors."
     return int(np.random.SeedSequence([seed, epoch, i]).generate_state(1, np.uint64)[0] >> 1)
 
+# %% ../nbs/06_train.ipynb #9ce9003a
 def _say(*a, **kw): print(*a, **kw, flush=True)
 
 # %% ../nbs/06_train.ipynb #ff48e048
@@ -410,10 +419,12 @@ def _init_dist(self:Trainer):
     self.peers = self.stop.peers = Peers(job_store(), self.rank, self.world, describe=self.layout.describe).start()
 Trainer.init_dist = _init_dist
 
+# %% ../nbs/06_train.ipynb #9f9ea815
 def _barrier(self:Trainer):
     if self.world > 1: dist.barrier()
 Trainer.barrier = _barrier
 
+# %% ../nbs/06_train.ipynb #08092f2d
 def _first_then_rest(self:Trainer, fn):
     "Run `fn` on rank 0 first (it fills caches), then on the other ranks (they read them)."
     if self.rank == 0: out = fn()
@@ -462,6 +473,7 @@ def _taps(cfg:TrainConfig, n_layers:int) -> list[int]:
         raise ConfigError(f"--target-layer-ids {cfg.target_layer_ids}: {bad} not in the target, which has {n_layers} decoder layers (0..{n_layers - 1})")
     return ids
 
+# %% ../nbs/06_train.ipynb #3703680a
 def _mask_id(cfg:TrainConfig, vocab:int, tokenizer, stop_ids=()) -> int:
     "The mask token: `--mask-token-id`, checked against the target's vocabulary, else chosen (`resolve_mask_token_id`)."
     from dflash_nb.drafter import resolve_mask_token_id
@@ -482,6 +494,7 @@ def weights_fingerprint(folder) -> str:
             for k in range(16): fh.seek(8 + len(raw) + (size - 8 - len(raw)) * k // 16); h.update(fh.read(4096))
     return h.hexdigest()[:16]
 
+# %% ../nbs/06_train.ipynb #090e2d37
 def _config_fingerprint(folder) -> str:
     import hashlib
     d = json.loads((Path(folder) / 'config.json').read_text())
@@ -529,6 +542,7 @@ def checkpoint_meta(path) -> dict:
                 identity={'drafter.layers': c['draft_layers'], 'drafter.block_size': c['block_size'], 'max_length': c['max_length'],
                           'seed': c['seed'], 'max_tokens': c['max_tokens'], 'micro_per_step': o['micro_per_step']})
 
+# %% ../nbs/06_train.ipynb #b4e4046a
 def _refuse_other_run(path, saved:dict, now:dict):
     "A `ConfigError` with one line per field of the run's identity that differs between checkpoint `path` and now."
     lines = [f"  {k}: saved {saved[k]}, now {now[k]}" for k in now if k in saved and saved[k] != now[k]]
@@ -553,6 +567,7 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
     stops = stop_token_ids(None, tc, tcfg, _generation_config(folder))      # an explicit mask id may be none of these
     return files, tcfg, tok, _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok, stops)
 
+# %% ../nbs/06_train.ipynb #f2f5aa1d
 def _check_inputs(self:Trainer):
     "Cheap checks of every input before tokenizing or loading a model; choose the checkpoint to resume and compare its run."
     self.files, self.tcfg, self.tokenizer, self.taps, self.mask_id = _check_given(self.cfg, self.target_path)
@@ -585,9 +600,10 @@ def _resolve_data_path(p):
 # %% ../nbs/06_train.ipynb #91fcdfed
 def _tokenize_procs(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2))
 
-def _setup_data(self:Trainer):
+# %% ../nbs/06_train.ipynb #8f83e744
+def _load_data(self:Trainer):
+    "Find the target, check every input, and tokenize the data (first rank first) with the chat template's arguments."
     from dflash_nb.data import build_dataset, template_kwargs
-    from dflash_nb.buckets import BucketedBatchSampler, derive_boundaries, print_bucket_table, BucketError
     from dflash_nb.targets import demo_target
     c = self.cfg
     self.target_path = self.first_then_rest(demo_target) if c.target == 'demo' else Path(c.target)
@@ -603,6 +619,12 @@ def _setup_data(self:Trainer):
     if self.ds.report is not None: self.say(self.ds.report.summary())
     self.say(f"chat template arguments (training and tau): {self.template_kwargs or 'none'} (--enable-thinking {c.enable_thinking})")
     if len(self.ds) == 0: raise ConfigError(f"--data {c.data}: no usable conversation (see the report above)")
+
+# %% ../nbs/06_train.ipynb #e028a28f
+def _plan_steps(self:Trainer):
+    "Bucket boundaries, the sampler and the steps of each epoch, checked against the token budget and the drafter ranks."
+    from dflash_nb.buckets import BucketedBatchSampler, derive_boundaries, print_bucket_table, BucketError
+    c = self.cfg
     longest = int(self.ds.lengths.max())
     if c.max_tokens < longest:
         raise ConfigError(f"--max-tokens {c.max_tokens} is smaller than the longest sample ({longest} tokens, sample "
@@ -623,6 +645,12 @@ def _setup_data(self:Trainer):
         print_bucket_table(self.sampler.stats(0))
         _say(f"{len(self.ds):,} samples, {int(self.ds.lengths.sum()):,} tokens; {self.epoch_steps[0]:,} steps per epoch "
              f"({per} micro-batches each), {self.total_steps:,} steps in all")
+
+# %% ../nbs/06_train.ipynb #3eb244e7
+def _setup_data(self:Trainer):
+    "Tokenize, plan the steps, make the drafter's config, and check a checkpoint to resume against this run."
+    _load_data(self)
+    _plan_steps(self)
     self.make_drafter_config()                             # the mask token it chooses must be absent from the data
     self.identity.update(self.identity_of('data'))
     if self.ckpt is not None: self.check_resume()
@@ -657,16 +685,19 @@ def _locate(self:Trainer, step:int):
     raise IndexError(f"step beyond the last epoch")
 Trainer.locate = _locate
 
+# %% ../nbs/06_train.ipynb #ae042e78
 def _plan(self:Trainer, epoch:int):
     if getattr(self, '_plan_cache', (None,))[0] != epoch: self._plan_cache = (epoch, self.sampler.global_batches(epoch))
     return self._plan_cache[1]
 Trainer.plan = _plan
 
+# %% ../nbs/06_train.ipynb #a1101cfd
 def _collate_mb(self:Trainer, epoch:int, i:int) -> dict:
     "Micro-batch `i` of `epoch` collated, without a lone row (`no_lone_row`): target and drafter ranks see the same shape."
     return no_lone_row(self.ds.collate(self.plan(epoch)[i], self.pad_id), self.cfg.max_tokens)
 Trainer.collate = _collate_mb
 
+# %% ../nbs/06_train.ipynb #90be43d7
 def _micro_batch(self:Trainer, epoch:int, i:int) -> dict:
     "Collated micro-batch `i` of `epoch` plus its anchors (seeded by `(seed, epoch, i)`)."
     from dflash_nb.drafter import sample_anchors
@@ -684,6 +715,7 @@ def _generation_config(path):
     try: return GenerationConfig.from_pretrained(path)
     except OSError: return None
 
+# %% ../nbs/06_train.ipynb #3f6f7fc0
 def _make_drafter_config(self:Trainer):
     "The drafter's config: taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
     from dflash_nb.drafter import DFlashConfig, MaskTokenError
@@ -767,6 +799,7 @@ def _save(self:Trainer, step:int):
     if self.layout_D > 1: dist.barrier(self.drafter_group)
 Trainer.save = _save
 
+# %% ../nbs/06_train.ipynb #71645c75
 def tqdm_write(msg):
     from tqdm.auto import tqdm
     tqdm.write(msg)
@@ -838,6 +871,7 @@ def _hidden_for(self:Trainer, b:dict, i:int):
     return self.transport.recv(b['uid'], src=self.layout.target_ranks[self.layout.target_of(i)])
 Trainer.hidden_for = _hidden_for
 
+# %% ../nbs/06_train.ipynb #2891645b
 def _target_step(self:Trainer, epoch:int, k:int):
     "A pure target rank: capture and send this step's micro-batches it owns."
     c = self.cfg
@@ -850,12 +884,10 @@ def _target_step(self:Trainer, epoch:int, k:int):
 Trainer.target_step = _target_step
 
 # %% ../nbs/06_train.ipynb #076b2b07
-def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
-    "One optimizer step on a drafter rank; returns the globally reduced metrics."
-    from dflash_nb.drafter import prepare_targets, dflash_forward_loss, train_step_flops
-    import contextlib
+def _step_inputs(self:Trainer, epoch:int, k:int):
+    "This rank's micro-batches of step `k` moved to its device, their targets, and the loss denominator summed over drafter ranks."
+    from dflash_nb.drafter import prepare_targets
     c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
-    t0, wait0, cap0 = time.perf_counter(), self.transport.wait_s if self.transport else 0., self.capture_s
     idxs = drafter_batches(k, self.role.drafter_idx, D, c.grad_accum)
     mbs = [self.micro_batch(epoch, i) for i in idxs]
     for b in mbs:
@@ -863,10 +895,24 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
     tg = [prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], bs, self.dcfg.mask_token_id, self.gamma) for b in mbs]
     den = torch.stack([t['weight_sum'].double() for t in tg]).sum()
     if D > 1: dist.all_reduce(den, group=self.drafter_group)
+    return idxs, mbs, tg, den
+
+# %% ../nbs/06_train.ipynb #6c253670
+def _step_lr(self:Trainer, step:int) -> float:
+    "Set and return the learning rate of `step`: by the step count, or by the clock's progress with `--time-limit-min`."
+    c = self.cfg
     self.last_progress = self.progress() if c.time_limit_min else None
     lr = c.lr * (lr_factor_at(self.last_progress, c.warmup_ratio) if c.time_limit_min else lr_factor(step, self.total_steps, c.warmup_ratio))
     for g in self.opt.param_groups: g['lr'] = lr
-    acc = torch.zeros(4 + 2 * bs, dtype=torch.float64, device=dev)  # loss_sum, weights, tokens, block tokens, correct, count
+    return lr
+
+# %% ../nbs/06_train.ipynb #bc7c4365
+def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
+    "Forward and backward over the step's micro-batches (DDP syncs on the last one); `(sums, FLOPs)`."
+    from dflash_nb.drafter import dflash_forward_loss, train_step_flops
+    import contextlib
+    c, D, bs = self.cfg, self.layout_D, self.dcfg.block_size
+    acc = torch.zeros(4 + 2 * bs, dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count
     flops = 0.
     for j, (i, b, t) in enumerate(zip(idxs, mbs, tg)):
         hidden = self.hidden_for(b, i)
@@ -880,17 +926,18 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
         acc[2] += b['attention_mask'][:b['rows']].sum(); acc[3] += nblk
         acc[4:4 + bs] += out['correct'].double(); acc[4 + bs:] += out['count'].double()
         flops += train_step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
-    gnorm = self.opt.clip_and_step(c.clip_grad)
-    self.opt.zero_grad()
-    if D > 1: dist.all_reduce(acc, group=self.drafter_group)
-    if dev.type == 'cuda': torch.cuda.synchronize(dev)
-    dt = time.perf_counter() - t0
+    return acc, flops
+
+# %% ../nbs/06_train.ipynb #1ecaf5e1
+def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:float, gnorm:float, dt:float, wait0:float, cap0:float) -> dict:
+    "The step's metrics from the reduced sums `acc`; a non-finite loss or gradient norm stops the run naming the step and its samples."
+    from dflash_nb.drafter import slot_accuracy, expected_acceptance_length
+    c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
     loss = float(acc[0] / acc[1].clamp(min=1))
     if not math.isfinite(loss) or not math.isfinite(gnorm):
         samples = {i: self.plan(epoch)[i][:8] for i in idxs}
         raise FloatingPointError(f"non-finite {'loss' if not math.isfinite(loss) else 'gradient norm'} at step {step} (epoch {epoch}, "
                                  f"micro-batches {idxs} of its plan, first samples {samples}): lower --lr or check the data")
-    from dflash_nb.drafter import slot_accuracy, expected_acceptance_length
     acc_pos = slot_accuracy(acc[4:4 + bs], acc[4 + bs:]).tolist()
     waited = (self.transport.wait_s - wait0) if self.transport else (self.capture_s - cap0)
     wait = torch.zeros(D, dtype=torch.float64, device=dev); wait[self.role.drafter_idx] = waited / dt
@@ -901,6 +948,19 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
                 mfu=(flops / dt / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
                 drafter_mfu=(flops / max(dt - waited, 1e-9) / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
                 wait_frac=wait.tolist(), epoch=epoch, **({'progress': self.last_progress} if c.time_limit_min else {}))
+
+# %% ../nbs/06_train.ipynb #967568b5
+def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
+    "One optimizer step on a drafter rank; returns the globally reduced metrics."
+    t0, wait0, cap0 = time.perf_counter(), self.transport.wait_s if self.transport else 0., self.capture_s
+    idxs, mbs, tg, den = _step_inputs(self, epoch, k)
+    lr = _step_lr(self, step)
+    acc, flops = _accumulate_grads(self, idxs, mbs, tg, den)
+    gnorm = self.opt.clip_and_step(self.cfg.clip_grad)
+    self.opt.zero_grad()
+    if self.layout_D > 1: dist.all_reduce(acc, group=self.drafter_group)
+    if self.device.type == 'cuda': torch.cuda.synchronize(self.device)
+    return _step_metrics(self, step, epoch, idxs, acc, flops, lr, gnorm, time.perf_counter() - t0, wait0, cap0)
 Trainer.drafter_step = _drafter_step
 
 # %% ../nbs/06_train.ipynb #1308d150
@@ -909,6 +969,7 @@ def _local_stop(self:Trainer):
     if self.stop: return signal.Signals(self.stop.signal).name
     if self.deadline is not None and time.time() > self.deadline: return 'time'
 
+# %% ../nbs/06_train.ipynb #dae9931f
 def _agree_stop(self:Trainer):
     "Why to stop at this step boundary (a signal's name, 'time') or None: asked here or by any rank, and all drafter ranks agree."
     why, p = self.local_stop(), self.peers
@@ -934,11 +995,13 @@ def _progress(self:Trainer) -> float:
         t = torch.tensor([p], dtype=torch.float64, device=self.device); dist.all_reduce(t, dist.ReduceOp.MAX, group=self.drafter_group); p = t.item()
     return min(1.0, p)
 
+# %% ../nbs/06_train.ipynb #e10cd3e6
 def _pace(durations) -> float:
     "Seconds per step: the mean of the recent step times without the slowest 10 % (compiles, evaluations, saves)."
     d = sorted(durations)[:max(1, int(len(durations) * 0.9))]
     return sum(d) / len(d)
 
+# %% ../nbs/06_train.ipynb #f5e217c4
 def _fit_to_time(self:Trainer, step:int):
     "Set `total_steps` (drafter ranks agree) to the steps that fit in the time left at the recent pace; never past the plan."
     c = self.cfg
@@ -1026,6 +1089,7 @@ def _fast_tau(self:Trainer) -> bool:
     return self.device.type == 'cuda' and self.cfg.eval_protocol == 'ours'
 Trainer.fast_tau = _fast_tau
 
+# %% ../nbs/06_train.ipynb #095ffabb
 def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final:bool=True):
     from dflash_nb.evaluate import acceptance_length
     prompts = self.heldout() if final else self.heldout()[:8]       # periodic checks: 8 prompts, a quick trend
@@ -1149,6 +1213,7 @@ def _rank_stats(self:Trainer, step:int) -> dict:
                 peak_alloc_gb=torch.cuda.max_memory_allocated(self.device) / 1e9 if cuda else None,
                 peak_reserved_gb=torch.cuda.max_memory_reserved(self.device) / 1e9 if cuda else None)
 
+# %% ../nbs/06_train.ipynb #4586b248
 def _write_rank_stats(self:Trainer, step:int):
     (self.run_dir / 'ranks').mkdir(exist_ok=True)
     (self.run_dir / 'ranks' / f'rank{self.rank}.json').write_text(json.dumps(self.rank_stats(step), indent=1))
@@ -1263,11 +1328,13 @@ def _user_errors():
     from dflash_nb.targets import TargetError
     return (ConfigError, DataError, TargetError)
 
+# %% ../nbs/06_train.ipynb #3a62b197
 def _how_out(e) -> str:
     from dflash_nb.data import DataError
     hint = " (--on-bad-record skip leaves bad records out and reports them)" if isinstance(e, DataError) and e.line is not None else ''
     return f"{e}{hint}"
 
+# %% ../nbs/06_train.ipynb #fc303b23
 def threading_main() -> bool:
     import threading
     return threading.current_thread() is threading.main_thread()
