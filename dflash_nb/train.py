@@ -794,9 +794,9 @@ def _save(self:Trainer, step:int):
                                 cuda=torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None))
         meta = dict(step=step, total_steps=self.total_steps, planned_steps=self.planned_steps, identity=self.identity, cfg=objects['cfg'])
         path = save_checkpoint(self.run_dir, step, dict(zip(names, self.opt.master)), objects, keep=self.cfg.keep_checkpoints, meta=meta)
-        self.last_saved = step
         tqdm_write(f"checkpoint {path}")
     if self.layout_D > 1: dist.barrier(self.drafter_group)
+    self.last_saved = step        # on every drafter rank: at a stop, all of them decide alike whether to save
 Trainer.save = _save
 
 # %% ../nbs/06_train.ipynb #71645c75
