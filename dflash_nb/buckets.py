@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_buckets.ipynb #6402fab6
 from __future__ import annotations
-import hashlib, warnings
+import hashlib, json, warnings
 from dataclasses import dataclass, asdict
 from itertools import chain
 from pathlib import Path
@@ -16,7 +16,8 @@ __all__ = ['REFERENCE_BOUNDARIES', 'REFERENCE_MAX_TOKENS', 'synthetic_reference_
            'check_boundaries', 'bucket_ranges', 'assign_buckets', 'derive_boundaries', 'CostModel', 'group_sort',
            'cut_batches', 'BucketedBatchSampler', 'global_batches', 'tail', 'set_epoch', 'state_dict',
            'load_state_dict', 'batch_overlap', 'bucket_stats', 'stats', 'print_bucket_table', 'plot_length_hist',
-           'plot_batches_per_bucket', 'plot_padding_efficiency', 'plot_buckets', 'bucket_explorer']
+           'plot_batches_per_bucket', 'plot_padding_efficiency', 'plot_buckets', 'bucket_explorer',
+           'synthetic_conversations']
 
 # %% ../nbs/01_buckets.ipynb #a5569e95
 REFERENCE_BOUNDARIES = [770, 1216, 1728, 2432, 3296, 8193]  # upper bucket edges of the reference run
@@ -475,3 +476,19 @@ def bucket_explorer(lengths, boundaries=REFERENCE_BOUNDARIES, max_tokens: int = 
     for w in [tok, *edges]: w.observe(redraw, names='value')
     redraw()
     return box
+
+# %% ../nbs/01_buckets.ipynb #d177126c
+_SYNTH_WORDS = ("the model reads every token of the context and drafts a block of sixteen tokens that the target then "
+                "verifies in one forward pass so that many tokens are accepted at once when the drafter is good").split()
+
+def synthetic_conversations(path, n:int=3000, max_len:int=3072, seed:int=0) -> Path:
+    "Write `n` conversations to JSONL `path`, their lengths those of `load_reference_lengths()` capped at `max_len` tokens."
+    rng, L = np.random.default_rng(seed), np.minimum(load_reference_lengths()[:n].astype(int), max_len)
+    rows = []
+    for l in L:
+        words = rng.choice(_SYNTH_WORDS, size=max(8, int(l / 2.5)))
+        k = max(4, int(0.3 * len(words)))
+        rows.append(json.dumps({'messages': [{'role': 'user', 'content': ' '.join(words[:k])},
+                                             {'role': 'assistant', 'content': ' '.join(words[k:])}]}))
+    Path(path).write_text('\n'.join(rows) + '\n')
+    return Path(path)

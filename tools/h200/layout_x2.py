@@ -18,7 +18,8 @@ if not (root / 'target' / 'config.json').exists():
     if dry: make_tiny_target(root / 'target', 'qwen3', num_layers=6)
     else: make_random_target(root / 'target', **QWEN3_8B_SHAPE)
     say("target written")
-subprocess.run([sys.executable, 'tools/h200/synthetic_data.py', str(root / 'data.jsonl'), '300' if dry else '3000', '3072'], check=True)
+from dflash_nb.buckets import synthetic_conversations
+synthetic_conversations(root / 'data.jsonl', 300 if dry else 3000, 3072)
 env = {**os.environ, 'PYTHONUNBUFFERED': '1'} | ({'CUDA_VISIBLE_DEVICES': '', 'OMP_NUM_THREADS': '1'} if dry else {})
 G = ('cpu', 'cpu') if dry else ('0', '1')
 common = ['--target', str(root / 'target'), '--data', str(root / 'data.jsonl'), '--heldout', '', '--boundaries', '770,1216,1728,2432,3073',
