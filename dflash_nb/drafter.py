@@ -80,15 +80,18 @@ class DFlashConfig:
 # %% ../nbs/03_drafter.ipynb #13fb35be
 def _bad(msg): raise ValueError(f"DFlashConfig: {msg}")
 
-def _check_config_layers(cfg):
-    "Default and normalise `layer_types` and `target_layer_ids`; check sizes, layer types, taps and mask id."
-    if cfg.layer_types is None: cfg.layer_types = ['full_attention'] * cfg.num_hidden_layers
-    cfg.layer_types, cfg.target_layer_ids = list(cfg.layer_types), [int(i) for i in cfg.target_layer_ids]
+# %% ../nbs/03_drafter.ipynb #d4771757
+def _check_layer_types(cfg):
+    "One known type per layer; sliding layers need a window."
     if len(cfg.layer_types) != cfg.num_hidden_layers:
         _bad(f"layer_types has {len(cfg.layer_types)} entries for num_hidden_layers={cfg.num_hidden_layers}")
     if any(t not in LAYER_TYPES for t in cfg.layer_types): _bad(f"layer_types {cfg.layer_types}: allowed {LAYER_TYPES}")
     if 'sliding_attention' in cfg.layer_types and not (cfg.sliding_window or 0) > 0:
         _bad("sliding_attention layers need sliding_window > 0")
+
+# %% ../nbs/03_drafter.ipynb #6ebfdd6b
+def _check_sizes_and_ids(cfg):
+    "Heads, block size and activation; taps inside the target; mask id inside the vocabulary."
     if cfg.num_attention_heads % cfg.num_key_value_heads: _bad("num_attention_heads must be a multiple of num_key_value_heads")
     if cfg.block_size < 2: _bad(f"block_size={cfg.block_size} must be >= 2")
     if cfg.hidden_act != 'silu': _bad(f"hidden_act={cfg.hidden_act!r}: only 'silu' (Qwen3 SwiGLU) is supported")
@@ -97,6 +100,13 @@ def _check_config_layers(cfg):
         _bad(f"target_layer_ids {cfg.target_layer_ids} outside [0, num_target_layers={cfg.num_target_layers})")
     if cfg.mask_token_id is not None and not 0 <= cfg.mask_token_id < cfg.vocab_size:
         _bad(f"mask_token_id={cfg.mask_token_id} outside the vocabulary (vocab_size={cfg.vocab_size})")
+
+# %% ../nbs/03_drafter.ipynb #1a74f2e1
+def _check_config_layers(cfg):
+    "Default and normalise `layer_types` and `target_layer_ids`; check sizes, layer types, taps and mask id."
+    if cfg.layer_types is None: cfg.layer_types = ['full_attention'] * cfg.num_hidden_layers
+    cfg.layer_types, cfg.target_layer_ids = list(cfg.layer_types), [int(i) for i in cfg.target_layer_ids]
+    _check_layer_types(cfg); _check_sizes_and_ids(cfg)
 
 # %% ../nbs/03_drafter.ipynb #a6c47d28
 def _check_config_rope(cfg):
@@ -172,6 +182,7 @@ DFlashConfig.get_text_config = _get_text_config
 class MaskTokenError(ValueError):
     "The mask token cannot be chosen, or the one given cannot work; the message says why and names `--mask-token-id`."
 
+# %% ../nbs/03_drafter.ipynb #15d7aee2
 def _ids(v) -> set:
     if v is None: return set()
     return {int(i) for i in v} if isinstance(v, (list, tuple, set)) else {int(v)}
@@ -191,6 +202,7 @@ def stop_token_ids(tokenizer=None, *configs) -> list[int]:
 _PROBE = [{'role': 'system', 'content': 'a'}, {'role': 'user', 'content': 'b'}, {'role': 'assistant', 'content': 'c'},
           {'role': 'user', 'content': 'd'}]
 
+# %% ../nbs/03_drafter.ipynb #3ece6ec1
 def template_token_ids(tokenizer) -> set:
     "Ids the tokenizer's chat template writes around the messages (a probe conversation, with and without the generation prompt)."
     out = set()
@@ -206,6 +218,7 @@ def _role_ids(tokenizer) -> set:
     "Ids the tokenizer names for a role other than mask (bos, eos, pad, unk, sep, cls)."
     return set().union(*(_ids(getattr(tokenizer, f'{r}_token_id', None)) for r in ('bos', 'eos', 'pad', 'unk', 'sep', 'cls')))
 
+# %% ../nbs/03_drafter.ipynb #3ac10f5b
 def _special_ids(tokenizer) -> list[int]:
     "The tokenizer's special added tokens, by id."
     dec = getattr(tokenizer, 'added_tokens_decoder', None) or {}
@@ -215,6 +228,7 @@ def _special_ids(tokenizer) -> list[int]:
 def _count(token_counts, i) -> int:
     return int(token_counts[i]) if token_counts is not None and 0 <= i < len(token_counts) else 0
 
+# %% ../nbs/03_drafter.ipynb #c3b2b96d
 def _name(tokenizer, i) -> str:
     try: return repr(tokenizer.convert_ids_to_tokens(int(i))) if tokenizer is not None else f'id {i}'
     except Exception: return f'id {i}'
@@ -231,14 +245,8 @@ def _check_explicit(i:int, vocab_size:int, tokenizer, stops:set, token_counts) -
     return i
 
 # %% ../nbs/03_drafter.ipynb #28136218
-def resolve_mask_token_id(vocab_size:int, tokenizer=None, mask_token_id:int|None=None,
-                          stop_ids=(), # ids a decoder stops on besides the tokenizer's eos/pad (`stop_token_ids` of the configs)
-                          token_counts=None, # occurrences per id in the tokenized training data (`TokenizedDataset.token_counts`)
-                         ) -> int:
-    "An explicit id, checked; else the first free embedding row; else the lowest-id special token nobody else uses."
-    stops = set(stop_ids) | set(stop_token_ids(tokenizer))
-    if mask_token_id is not None: return _check_explicit(int(mask_token_id), vocab_size, tokenizer, stops, token_counts)
-    if tokenizer is None: raise MaskTokenError("mask token: pass mask_token_id= (--mask-token-id) or tokenizer= to choose one")
+def _first_unused(vocab_size:int, tokenizer, stops:set, token_counts) -> int:
+    "The first free embedding row, else the tokenizer's mask token, else its special tokens: the first id nobody uses."
     taken = stops | _role_ids(tokenizer) | template_token_ids(tokenizer)
     free = range(len(tokenizer), vocab_size)
     own = _ids(getattr(tokenizer, 'mask_token_id', None))
@@ -249,6 +257,17 @@ def resolve_mask_token_id(vocab_size:int, tokenizer=None, mask_token_id:int|None
                          f"training data; pass an id that no decoder stops on and the data never contains with "
                          f"--mask-token-id (mask_token_id=)")
 
+# %% ../nbs/03_drafter.ipynb #2150ca7f
+def resolve_mask_token_id(vocab_size:int, tokenizer=None, mask_token_id:int|None=None,
+                          stop_ids=(), # ids a decoder stops on besides the tokenizer's eos/pad (`stop_token_ids` of the configs)
+                          token_counts=None, # occurrences per id in the tokenized training data (`TokenizedDataset.token_counts`)
+                         ) -> int:
+    "An explicit id, checked; else the first free embedding row; else the lowest-id special token nobody else uses."
+    stops = set(stop_ids) | set(stop_token_ids(tokenizer))
+    if mask_token_id is not None: return _check_explicit(int(mask_token_id), vocab_size, tokenizer, stops, token_counts)
+    if tokenizer is None: raise MaskTokenError("mask token: pass mask_token_id= (--mask-token-id) or tokenizer= to choose one")
+    return _first_unused(vocab_size, tokenizer, stops, token_counts)
+
 # %% ../nbs/03_drafter.ipynb #f642f4d9
 def _get(c, *names, default=None):
     for n in names:
@@ -256,11 +275,29 @@ def _get(c, *names, default=None):
         if v is not None: return v
     return default
 
+# %% ../nbs/03_drafter.ipynb #e72fad89
 def _dtype_name(dt):
     if dt is None: return 'bfloat16'
     return str(dt).replace('torch.', '')
 
 # %% ../nbs/03_drafter.ipynb #13d61de4
+def _target_fields(tc, num_layers:int, block_size:int, num_taps:int|None, target_layer_ids:list|None) -> dict:
+    "The drafter config's sizes, taps, RoPE and dtype read from the target's text config `tc` (a config or dict)."
+    n_t, hidden, heads = _get(tc, 'num_hidden_layers'), _get(tc, 'hidden_size'), _get(tc, 'num_attention_heads')
+    rope = _get(tc, 'rope_parameters', 'rope_scaling', default={}) or {}
+    try: scaling, prf = split_rope(rope, _get(tc, 'partial_rotary_factor'))
+    except ValueError as e: raise ValueError(f"the target's RoPE: {e}") from None
+    ids = list(target_layer_ids) if target_layer_ids is not None else build_target_layer_ids(n_t, num_taps or num_layers)
+    return dict(hidden_size=hidden, intermediate_size=_get(tc, 'intermediate_size'), num_hidden_layers=num_layers,
+              num_attention_heads=heads, num_key_value_heads=_get(tc, 'num_key_value_heads', default=heads),
+              head_dim=_get(tc, 'head_dim', default=hidden // heads), vocab_size=_get(tc, 'vocab_size'),
+              rms_norm_eps=_get(tc, 'rms_norm_eps', default=1e-6),
+              rope_theta=float(_get(tc, 'rope_theta', default=rope.get('rope_theta', 10000.0))),
+              max_position_embeddings=_get(tc, 'max_position_embeddings', default=40960), block_size=block_size,
+              num_target_layers=n_t, target_layer_ids=ids, dtype=_dtype_name(_get(tc, 'dtype', 'torch_dtype')),
+              rope_scaling=scaling, partial_rotary_factor=prf)
+
+# %% ../nbs/03_drafter.ipynb #3b28c8e2
 @classmethod
 def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_taps:int|None=None,
                  target_layer_ids:list|None=None, mask_token_id:int|None=None, tokenizer=None,
@@ -269,19 +306,7 @@ def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_ta
                  **overrides) -> DFlashConfig:
     "Drafter config for the target with HF config `target_config` (a `PretrainedConfig` or dict)."
     tc = target_config.get_text_config() if hasattr(target_config, 'get_text_config') else target_config
-    n_t, hidden, heads = _get(tc, 'num_hidden_layers'), _get(tc, 'hidden_size'), _get(tc, 'num_attention_heads')
-    rope = _get(tc, 'rope_parameters', 'rope_scaling', default={}) or {}
-    try: scaling, prf = split_rope(rope, _get(tc, 'partial_rotary_factor'))
-    except ValueError as e: raise ValueError(f"the target's RoPE: {e}") from None
-    ids = list(target_layer_ids) if target_layer_ids is not None else build_target_layer_ids(n_t, num_taps or num_layers)
-    kw = dict(hidden_size=hidden, intermediate_size=_get(tc, 'intermediate_size'), num_hidden_layers=num_layers,
-              num_attention_heads=heads, num_key_value_heads=_get(tc, 'num_key_value_heads', default=heads),
-              head_dim=_get(tc, 'head_dim', default=hidden // heads), vocab_size=_get(tc, 'vocab_size'),
-              rms_norm_eps=_get(tc, 'rms_norm_eps', default=1e-6),
-              rope_theta=float(_get(tc, 'rope_theta', default=rope.get('rope_theta', 10000.0))),
-              max_position_embeddings=_get(tc, 'max_position_embeddings', default=40960), block_size=block_size,
-              num_target_layers=n_t, target_layer_ids=ids, dtype=_dtype_name(_get(tc, 'dtype', 'torch_dtype')),
-              rope_scaling=scaling, partial_rotary_factor=prf)
+    kw = _target_fields(tc, num_layers, block_size, num_taps, target_layer_ids)
     stops = stop_token_ids(None, tc, target_config, generation_config)
     kw['mask_token_id'] = resolve_mask_token_id(kw['vocab_size'], tokenizer, mask_token_id, stops, token_counts)
     kw.update(overrides)
@@ -367,6 +392,7 @@ def create_dflash_block_mask(anchors, keep, seq_len:int, block_size:int, sliding
 def _flex_body(q, k, v, block_mask, scale, enable_gqa):
     return flex_attention(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=enable_gqa)
 
+# %% ../nbs/03_drafter.ipynb #5d240944
 def flex_dflash_attention(q, k, v, block_mask:BlockMask, scale:float|None=None, enable_gqa:bool=True):
     "Compiled flex attention; q [B, Hq, Q, D], k/v [B, Hkv, KV, D] -> [B, Hq, Q, D]."
     key = _dev_key(q.device)
@@ -409,18 +435,22 @@ def apply_rope(x, cos, sin):
     return x * cos[:, None] + torch.cat([-x2, x1], -1) * sin[:, None]
 
 # %% ../nbs/03_drafter.ipynb #c967a3f9
-_ROPE_CACHE = {}
+_ROPE_CACHE = {}  # per config: inverse frequencies and scaling; per (config, device): the frequencies there
 
+def _rope_inv_freq(cfg:DFlashConfig) -> tuple:
+    "Inverse frequencies (fp32) and attention scaling of the drafter's RoPE: the plain formula, else transformers' own."
+    if cfg.rope_scaling is None:
+        R = cfg.rotary_dim
+        return 1.0 / cfg.rope_theta ** (torch.arange(0, R, 2, dtype=torch.float32) / R), 1.0
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    return ROPE_INIT_FUNCTIONS[cfg.rope_scaling['rope_type']](cfg.get_text_config(), torch.device('cpu'))
+
+# %% ../nbs/03_drafter.ipynb #f5e1f2ab
 def drafter_rope(cfg:DFlashConfig, position_ids, dtype):
     "cos, sin [B, L, rotary_dim] of the drafter's RoPE (the target's type, theta, scaling and rotary fraction)."
     key = (cfg.head_dim, cfg.rope_theta, cfg.partial_rotary_factor, cfg.max_position_embeddings, json.dumps(cfg.rope_scaling, sort_keys=True))
     if key not in _ROPE_CACHE:
-        if cfg.rope_scaling is None:
-            R = cfg.rotary_dim
-            inv, s = 1.0 / cfg.rope_theta ** (torch.arange(0, R, 2, dtype=torch.float32) / R), 1.0
-        else:
-            from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
-            inv, s = ROPE_INIT_FUNCTIONS[cfg.rope_scaling['rope_type']](cfg.get_text_config(), torch.device('cpu'))
+        inv, s = _rope_inv_freq(cfg)
         _ROPE_CACHE[key] = (inv.float(), float(s))
     dev = position_ids.device
     if (key, dev) not in _ROPE_CACHE: _ROPE_CACHE[key, dev] = _ROPE_CACHE[key][0].to(dev)  # once per device: no host copy per
@@ -551,22 +581,21 @@ def _attention_masks(self, anchors, keep, seq_len:int, backend:str) -> dict:
 DFlashDrafter.attention_masks = _attention_masks
 
 # %% ../nbs/03_drafter.ipynb #712b0c17
-def _forward(self, target_hidden, noise_embedding, position_ids=None, past_key_values=None, use_cache:bool=False,
-             attention_mask=None, anchors=None, keep=None, backend:str='sdpa', masks:dict|None=None, **kwargs):
-    "Block hidden states [B, Q, H]. Inference: pass `position_ids` (+ cache). Training: pass `anchors`, `keep`, `backend`."
-    dt = self.fc.weight.dtype
-    ctx = self.hidden_norm(self.fc(target_hidden.to(dt)))
-    h, (B, S) = noise_embedding.to(dt), target_hidden.shape[:2]
-    training = anchors is not None
-    if training:
-        n, bs = anchors.shape[1], self.block_size
-        keep = torch.ones_like(anchors, dtype=torch.bool) if keep is None else keep.bool()
-        if h.shape[1] != n * bs: raise ValueError(f"noise_embedding has {h.shape[1]} slots, expected N*block_size = {n * bs}")
-        blk = (anchors[:, :, None] + torch.arange(bs, device=anchors.device)).reshape(B, n * bs)
-        position_ids = torch.cat([torch.arange(S, device=blk.device).expand(B, S), blk], 1)
-        masks = self.attention_masks(anchors, keep, S, backend) if masks is None else masks
-    elif position_ids is None: raise ValueError("inference call needs position_ids (training call: anchors= and keep=)")
-    cos, sin = drafter_rope(self.config, position_ids.to(h.device), dt)
+def _training_inputs(self, anchors, keep, h, B:int, S:int, backend:str, masks:dict|None):
+    "keep (all True when None), position ids (context 0..S-1, then anchor + k per slot) and masks of a training call."
+    n, bs = anchors.shape[1], self.block_size
+    keep = torch.ones_like(anchors, dtype=torch.bool) if keep is None else keep.bool()
+    if h.shape[1] != n * bs: raise ValueError(f"noise_embedding has {h.shape[1]} slots, expected N*block_size = {n * bs}")
+    blk = (anchors[:, :, None] + torch.arange(bs, device=anchors.device)).reshape(B, n * bs)
+    position_ids = torch.cat([torch.arange(S, device=blk.device).expand(B, S), blk], 1)
+    masks = self.attention_masks(anchors, keep, S, backend) if masks is None else masks
+    return keep, position_ids, masks
+
+DFlashDrafter._training_inputs = _training_inputs
+
+# %% ../nbs/03_drafter.ipynb #055bb350
+def _run_layers(self, h, ctx, cos, sin, training:bool, masks, backend:str, attention_mask, past_key_values):
+    "The decoder layers over the block hidden states `h`: training (masks by layer type) or inference (mask, cache)."
     layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
     for layer, plain in zip(layers, self.layers):
         mask = masks[plain.self_attn.layer_type] if training else attention_mask
@@ -574,7 +603,22 @@ def _forward(self, target_hidden, noise_embedding, position_ids=None, past_key_v
         if training and self.gradient_checkpointing and torch.is_grad_enabled():
             h = checkpoint(layer, *args, use_reentrant=False)
         else: h = layer(*args)
-    return self.norm(h)
+    return h
+
+DFlashDrafter._run_layers = _run_layers
+
+# %% ../nbs/03_drafter.ipynb #c83ac6b6
+def _forward(self, target_hidden, noise_embedding, position_ids=None, past_key_values=None, use_cache:bool=False,
+             attention_mask=None, anchors=None, keep=None, backend:str='sdpa', masks:dict|None=None, **kwargs):
+    "Block hidden states [B, Q, H]. Inference: pass `position_ids` (+ cache). Training: pass `anchors`, `keep`, `backend`."
+    dt = self.fc.weight.dtype
+    ctx = self.hidden_norm(self.fc(target_hidden.to(dt)))
+    h, (B, S) = noise_embedding.to(dt), target_hidden.shape[:2]
+    training = anchors is not None
+    if training: keep, position_ids, masks = self._training_inputs(anchors, keep, h, B, S, backend, masks)
+    elif position_ids is None: raise ValueError("inference call needs position_ids (training call: anchors= and keep=)")
+    cos, sin = drafter_rope(self.config, position_ids.to(h.device), dt)
+    return self.norm(self._run_layers(h, ctx, cos, sin, training, masks, backend, attention_mask, past_key_values))
 
 DFlashDrafter.forward = _forward
 
@@ -958,21 +1002,27 @@ def _save_pretrained(self, save_dir, dtype=None):
 DFlashDrafter.save_pretrained = _save_pretrained
 
 # %% ../nbs/03_drafter.ipynb #ba562481
-@classmethod
-def _from_pretrained(cls, path, device='cpu', dtype=None) -> DFlashDrafter:
-    "Load a drafter saved in the z-lab HF format (ours or a public checkpoint)."
+def _load_checked(model, path:Path, device):
+    "Load `path/model.safetensors` into `model`, refusing missing or unexpected keys; the dtype of its first tensor."
     from safetensors.torch import load_file
-    path = Path(path)
-    for f in ('config.json', 'model.safetensors'):
-        if not (path / f).exists(): raise FileNotFoundError(f"{path / f}: missing (expected a z-lab format drafter folder)")
-    cfg = DFlashConfig.from_hf_dict(json.loads((path / 'config.json').read_text()))
-    with torch.device(device): model = cls(cfg)
     sd = load_file(str(path / 'model.safetensors'), device=str(device))
     missing, unexpected = set(model.state_dict()) - set(sd), set(sd) - set(model.state_dict())
     if missing or unexpected:
         raise ValueError(f"{path / 'model.safetensors'}: missing keys {sorted(missing)[:5]}, unexpected keys {sorted(unexpected)[:5]}")
     model.load_state_dict(sd)
-    return model.to(dtype or next(iter(sd.values())).dtype).eval()
+    return next(iter(sd.values())).dtype
+
+# %% ../nbs/03_drafter.ipynb #107766bf
+@classmethod
+def _from_pretrained(cls, path, device='cpu', dtype=None) -> DFlashDrafter:
+    "Load a drafter saved in the z-lab HF format (ours or a public checkpoint)."
+    path = Path(path)
+    for f in ('config.json', 'model.safetensors'):
+        if not (path / f).exists(): raise FileNotFoundError(f"{path / f}: missing (expected a z-lab format drafter folder)")
+    cfg = DFlashConfig.from_hf_dict(json.loads((path / 'config.json').read_text()))
+    with torch.device(device): model = cls(cfg)
+    saved_dtype = _load_checked(model, path, device)
+    return model.to(dtype or saved_dtype).eval()
 
 DFlashDrafter.from_pretrained = _from_pretrained
 
@@ -1065,28 +1115,18 @@ def profile_step(drafter, emb, head, batch, backend:str='flex', chunk_blocks:int
     return df[~df.kernel.str.startswith(('aten::', 'autograd::', 'Torch-Compiled', 'CompiledFunction', 'cudaDevice'))].head(top)
 
 # %% ../nbs/03_drafter.ipynb #9fcb81a8
-def benchmark_drafter(cfg:DFlashConfig|None=None, batch_size:int=1, num_anchors:int=512, seq_len:int=3072,
-                      device='cuda', backends=('flex', 'sdpa'), steps:int=10, warmup:int=3, compile_layers:bool=True,
-                      chunk_blocks:int=128, peak_tflops:float=790.0,
-                      search=((1024, 3072), (1024, 8192), (2048, 16384), (4096, 32768), (8192, 65536)), profile:bool=True):
-    "Training-step benchmark of a bf16 drafter (default: Qwen3-8B-sized); returns (results, search) DataFrames."
-    import pandas as pd
-    cfg = cfg or DFlashConfig()
+def _bench_model(cfg:DFlashConfig, device, compile_layers:bool) -> tuple:
+    "A seeded bf16 drafter in training mode (layers compiled when asked) and a random embedding and LM head."
     torch.manual_seed(0)
     drafter = DFlashDrafter(cfg).to(device=device, dtype=torch.bfloat16).train()
     if compile_layers: drafter.compile_layers()
     emb = torch.randn(cfg.vocab_size, cfg.hidden_size, device=device, dtype=torch.bfloat16)
     head = torch.randn(cfg.vocab_size, cfg.hidden_size, device=device, dtype=torch.bfloat16) * cfg.hidden_size ** -0.5
-    batch = _bench_batch(cfg, batch_size, num_anchors, seq_len, device)
-    flops = train_step_flops(cfg, batch_size, seq_len, batch[3], batch[4])['train']
-    rows = []
-    for backend in backends:
-        sec, mem = _bench_steps(drafter, emb, head, batch, backend, steps, warmup, chunk_blocks)
-        rows.append(dict(backend=backend, batch=batch_size, anchors=num_anchors, seq_len=seq_len, ms=1e3 * sec,
-                         tflops=flops / sec / 1e12, mfu=flops / sec / 1e12 / peak_tflops, peak_gb=mem))
-    res = pd.DataFrame(rows)
-    res.attrs['breakdown'] = {b: step_breakdown(drafter, emb, head, batch, b, chunk_blocks) for b in backends}
-    if profile: res.attrs['profile'] = profile_step(drafter, emb, head, batch, backends[0], chunk_blocks)
+    return drafter, emb, head
+
+# %% ../nbs/03_drafter.ipynb #1f082b21
+def _search_fits(drafter, emb, head, cfg:DFlashConfig, search, device, chunk_blocks:int, peak_tflops:float) -> list:
+    "For each (anchors, length) of `search`: whether a flex step fits, its time, MFU and peak memory."
     found = []
     for na, s in search:
         try:
@@ -1098,4 +1138,25 @@ def benchmark_drafter(cfg:DFlashConfig|None=None, batch_size:int=1, num_anchors:
             found.append(dict(anchors=na, seq_len=s, fits=False, ms=float('nan'), mfu=float('nan'), peak_gb=float('nan')))
         finally:
             b = None; drafter.zero_grad(set_to_none=True); torch.cuda.empty_cache()
-    return res, pd.DataFrame(found)
+    return found
+
+# %% ../nbs/03_drafter.ipynb #a015dabf
+def benchmark_drafter(cfg:DFlashConfig|None=None, batch_size:int=1, num_anchors:int=512, seq_len:int=3072,
+                      device='cuda', backends=('flex', 'sdpa'), steps:int=10, warmup:int=3, compile_layers:bool=True,
+                      chunk_blocks:int=128, peak_tflops:float=790.0,
+                      search=((1024, 3072), (1024, 8192), (2048, 16384), (4096, 32768), (8192, 65536)), profile:bool=True):
+    "Training-step benchmark of a bf16 drafter (default: Qwen3-8B-sized); returns (results, search) DataFrames."
+    import pandas as pd
+    cfg = cfg or DFlashConfig()
+    drafter, emb, head = _bench_model(cfg, device, compile_layers)
+    batch = _bench_batch(cfg, batch_size, num_anchors, seq_len, device)
+    flops = train_step_flops(cfg, batch_size, seq_len, batch[3], batch[4])['train']
+    rows = []
+    for backend in backends:
+        sec, mem = _bench_steps(drafter, emb, head, batch, backend, steps, warmup, chunk_blocks)
+        rows.append(dict(backend=backend, batch=batch_size, anchors=num_anchors, seq_len=seq_len, ms=1e3 * sec,
+                         tflops=flops / sec / 1e12, mfu=flops / sec / 1e12 / peak_tflops, peak_gb=mem))
+    res = pd.DataFrame(rows)
+    res.attrs['breakdown'] = {b: step_breakdown(drafter, emb, head, batch, b, chunk_blocks) for b in backends}
+    if profile: res.attrs['profile'] = profile_step(drafter, emb, head, batch, backends[0], chunk_blocks)
+    return res, pd.DataFrame(_search_fits(drafter, emb, head, cfg, search, device, chunk_blocks, peak_tflops))
