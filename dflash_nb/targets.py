@@ -111,16 +111,20 @@ def _causal_config(path):
     return p, cfg
 
 # %% ../nbs/02_targets.ipynb #7c1a87a7
+def _cuda_device(dev:torch.device, device) -> torch.device:
+    "A CUDA device with its index, if this machine has it (a bare 'cuda' means the current GPU)."
+    n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    idx = dev.index if dev.index is not None else (torch.cuda.current_device() if n else 0)
+    if idx >= n: raise TargetError(f"device {str(device)!r} does not exist: this machine has {n} CUDA device(s)")
+    return torch.device('cuda', idx)
+
+# %% ../nbs/02_targets.ipynb #b12d8d42
 def _check_device(device) -> torch.device:
     "`device` as a `torch.device` that exists on this machine (a bare 'cuda' means the current GPU)."
     try: dev = torch.device(device)
     except (RuntimeError, TypeError, ValueError) as e: raise TargetError(f"{device!r} is not a device: {e}") from None
     if dev.type == 'cpu': return torch.device('cpu')
-    if dev.type == 'cuda':
-        n = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        idx = dev.index if dev.index is not None else (torch.cuda.current_device() if n else 0)
-        if idx >= n: raise TargetError(f"device {str(device)!r} does not exist: this machine has {n} CUDA device(s)")
-        return torch.device('cuda', idx)
+    if dev.type == 'cuda': return _cuda_device(dev, device)
     mod = getattr(torch, dev.type, None)
     if mod is None or not getattr(mod, 'is_available', lambda: False)():
         raise TargetError(f"device {str(device)!r} does not exist: no {dev.type} backend is available here")
@@ -143,6 +147,7 @@ def _resolve_layer_ids(layer_ids, num_taps, num_layers, where='the target') -> l
 class _StopForward(Exception):
     "Raised by the hook on the deepest tapped layer: nothing after it is needed."
 
+# %% ../nbs/02_targets.ipynb #edfc3c12
 def _decoder_of(model):
     "The module holding the decoder layers as `.layers` (`model.model` for HF causal LMs)."
     for attrs in (('model',), ('model', 'language_model'), ('language_model',)):
@@ -196,23 +201,29 @@ def _target_hook(self, module, args, output, slots, last):
     self._fill(out, slots, output[0] if isinstance(output, (tuple, list)) else output)
     if last: raise _StopForward
 
+Target._hook = _target_hook
+
+# %% ../nbs/02_targets.ipynb #08e56fe2
 def _target_fill(self, out, slots, h):
     H = self.hidden_size
     for k in slots: out[..., k * H:(k + 1) * H].copy_(h)
 
-Target._hook, Target._fill = _target_hook, _target_fill
+Target._fill = _target_fill
 
 # %% ../nbs/02_targets.ipynb #e77cddd4
 def _target_alloc(self, n):
     with torch.inference_mode(False): return torch.empty(n, dtype=self.dtype, device=self.device)
 
+Target._alloc = _target_alloc
+
+# %% ../nbs/02_targets.ipynb #c2b2194c
 def _target_output(self, B, S, reuse):
     n = B * S * len(self.layer_ids) * self.hidden_size
     if not reuse: return self._alloc(n).view(B, S, -1)
     if self._buf is None or self._buf.numel() < n: self._buf = None; self._buf = self._alloc(n)
     return self._buf[:n].view(B, S, -1)
 
-Target._alloc, Target._output = _target_alloc, _target_output
+Target._output = _target_output
 
 # %% ../nbs/02_targets.ipynb #60831c28
 def _capture(self, input_ids, # LongTensor[B, S] (any device)
@@ -259,9 +270,9 @@ def _is_capture_hook(h) -> bool:
     return isinstance(h, functools.partial) and getattr(h.func, '__func__', None) is Target._hook
 
 # %% ../nbs/02_targets.ipynb #4dacf1c6
-def _clone_model(model, device):
-    "A copy of `model` on `device` sharing no storage with it; tied weights stay tied, copies run device to device."
-    memo, pairs, device = {}, [], torch.device(device)
+def _fresh_tensors(model, device) -> tuple[dict, list]:
+    "An empty twin on `device` of each tensor of `model` (parameters, buffers, tensor attributes), once each: (deepcopy memo, pairs)."
+    memo, pairs = {}, []
     tensors = list(model.parameters()) + list(model.buffers())
     for m in model.modules(): tensors += [v for v in vars(m).values() if isinstance(v, torch.Tensor)]
     for t in tensors:
@@ -269,6 +280,13 @@ def _clone_model(model, device):
         e = torch.empty_like(t, device=device)
         if isinstance(t, torch.nn.Parameter): e = torch.nn.Parameter(e, requires_grad=t.requires_grad)
         memo[id(t)] = e; pairs.append((t, e))
+    return memo, pairs
+
+# %% ../nbs/02_targets.ipynb #43b1f180
+def _clone_model(model, device):
+    "A copy of `model` on `device` sharing no storage with it; tied weights stay tied, copies run device to device."
+    device = torch.device(device)
+    memo, pairs = _fresh_tensors(model, device)
     hooked = {m: m._forward_hooks for m in model.modules() if any(_is_capture_hook(h) for h in m._forward_hooks.values())}
     try:
         for m, hs in hooked.items(): m._forward_hooks = type(hs)((k, h) for k, h in hs.items() if not _is_capture_hook(h))
@@ -292,11 +310,27 @@ def _param_bytes(model) -> int:
 def _sync(device):
     if device.type == 'cuda': torch.cuda.synchronize(device)
 
+# %% ../nbs/02_targets.ipynb #e89484e3
 def _from_pretrained(p, device, dtype):
     with _quiet_hf():
         return AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation='sdpa', device_map=str(device))
 
 # %% ../nbs/02_targets.ipynb #77cc7e89
+def _load_copies(p:Path, devs:list, dtype, clone) -> tuple[list, list]:
+    "One model per device, each loaded or cloned from an earlier copy, with a report line; (models, [(seconds, bytes)])."
+    models, info = [], []
+    for i, dev in enumerate(tqdm(devs, desc='targets', unit='model', leave=False)):
+        t0 = time.perf_counter()
+        src = next((m for m in reversed(models) if clone is True or (clone == 'auto' and dev.type != 'cpu' and m.device.type == dev.type)), None)
+        m = _clone_model(src, dev) if src is not None else _from_pretrained(p, dev, dtype)
+        _sync(dev)
+        dt = time.perf_counter() - t0
+        mem = torch.cuda.memory_allocated(dev) if dev.type == 'cuda' else _param_bytes(m)
+        tqdm.write(f"Target {i} on {dev}... Loaded in {dt:.1f}s, mem={mem / 1e9:.1f} GB" + (f" (copied from {src.device})" if src is not None else ''))
+        models.append(m); info.append((dt, mem))
+    return models, info
+
+# %% ../nbs/02_targets.ipynb #90cc0e0e
 def load_targets(path, # local folder of a HF causal LM (safetensors)
                  devices, # e.g. ['cuda:0', 'cuda:1'] or ['cpu', 'cpu']: one copy each
                  dtype=torch.bfloat16, layer_ids=None, # explicit taps; default: the reference rule
@@ -310,16 +344,7 @@ def load_targets(path, # local folder of a HF causal LM (safetensors)
     if not devs: raise TargetError("no devices given")
     ids = _resolve_layer_ids(layer_ids, num_taps, cfg.get_text_config().num_hidden_layers, where=str(p))
     print(f"Loading {len(devs)} target models...")
-    models, info = [], []
-    for i, dev in enumerate(tqdm(devs, desc='targets', unit='model', leave=False)):
-        t0 = time.perf_counter()
-        src = next((m for m in reversed(models) if clone is True or (clone == 'auto' and dev.type != 'cpu' and m.device.type == dev.type)), None)
-        m = _clone_model(src, dev) if src is not None else _from_pretrained(p, dev, dtype)
-        _sync(dev)
-        dt = time.perf_counter() - t0
-        mem = torch.cuda.memory_allocated(dev) if dev.type == 'cuda' else _param_bytes(m)
-        tqdm.write(f"Target {i} on {dev}... Loaded in {dt:.1f}s, mem={mem / 1e9:.1f} GB" + (f" (copied from {src.device})" if src is not None else ''))
-        models.append(m); info.append((dt, mem))
+    models, info = _load_copies(p, devs, dtype, clone)
     targets = [Target(m, ids, path=p) for m in models]
     for t, (dt, mem) in zip(targets, info): t.load_s, t.mem_bytes = dt, mem
     return targets
@@ -397,6 +422,7 @@ def _package_file(package:str, fname:str, install:str) -> Path:
 def _cache_root(cache_dir=None) -> Path:
     return Path(cache_dir or os.environ.get('DFLASH_NB_CACHE') or Path.home()/'.cache'/'dflash_nb').expanduser()
 
+# %% ../nbs/02_targets.ipynb #77af62fc
 def _sha256(f, chunk=1 << 24) -> str:
     h = hashlib.sha256()
     with open(f, 'rb') as fh:
@@ -410,6 +436,7 @@ SMOLLM2_SPECIALS = {'bos_token': ('<|im_start|>', 1), 'eos_token': ('<|im_end|>'
 # %% ../nbs/02_targets.ipynb #d08b19d5
 def _token_name(v): return v.get('content') if isinstance(v, dict) else v
 
+# %% ../nbs/02_targets.ipynb #589d03ef
 def _specials_ok(folder:Path, specials:dict) -> bool:
     "Whether the tokenizer config, `config.json` and `generation_config.json` of `folder` all state `specials`."
     rd = lambda n: json.loads((folder/n).read_text()) if (folder/n).is_file() else {}
@@ -420,6 +447,14 @@ def _specials_ok(folder:Path, specials:dict) -> bool:
     return True
 
 # %% ../nbs/02_targets.ipynb #b6495ea6
+def _write_config_specials(folder:Path, specials:dict):
+    "State the special ids in `config.json` and `generation_config.json` (unk in the first only), keeping their other fields."
+    for fname, keys in (('config.json', specials), ('generation_config.json', [k for k in specials if k != 'unk_token'])):
+        f = folder/fname; d = json.loads(f.read_text()) if f.is_file() else {}
+        d.update({f'{k}_id': specials[k][1] for k in keys})
+        f.write_text(json.dumps(d, indent=2, sort_keys=True) + '\n')
+
+# %% ../nbs/02_targets.ipynb #60d64555
 def _set_specials(folder, specials:dict) -> bool:
     "Write `specials` (`{'eos_token': (token, id), ...}`) into the tokenizer, config and generation config of `folder`; True if it changed anything."
     folder = Path(folder)
@@ -429,14 +464,24 @@ def _set_specials(folder, specials:dict) -> bool:
         if tok.convert_tokens_to_ids(name) != i: raise TargetError(f"{folder}: token {name!r} has id {tok.convert_tokens_to_ids(name)}, expected {i}")
         setattr(tok, k, name)
     with _quiet_hf(): tok.save_pretrained(folder)
-    for fname, keys in (('config.json', specials), ('generation_config.json', [k for k in specials if k != 'unk_token'])):
-        f = folder/fname; d = json.loads(f.read_text()) if f.is_file() else {}
-        d.update({f'{k}_id': specials[k][1] for k in keys})
-        f.write_text(json.dumps(d, indent=2, sort_keys=True) + '\n')
+    _write_config_specials(folder, specials)
     if not _specials_ok(folder, specials): raise TargetError(f"{folder}: could not set the special tokens {specials}")
     return True
 
 # %% ../nbs/02_targets.ipynb #5af19976
+def _dequantise(gguf:Path, dtype):
+    "The GGUF's tokenizer, and a plain (not flagged quantized) model of `dtype` with its dequantised weights and generation config."
+    with _quiet_hf():
+        tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        q = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+    cfg = copy.deepcopy(q.config)
+    if hasattr(cfg, 'quantization_config'): del cfg.quantization_config
+    plain = AutoModelForCausalLM.from_config(cfg, dtype=dtype)
+    plain.load_state_dict(q.state_dict(), strict=True)
+    plain.generation_config = copy.deepcopy(q.generation_config)
+    return tok, plain
+
+# %% ../nbs/02_targets.ipynb #3b3d07e7
 def _convert_gguf(gguf:Path, dst:Path, dtype=torch.bfloat16, specials:dict=None):
     "Dequantise a GGUF causal LM into a plain HF folder `dst` (safetensors + tokenizer, `specials` set), written atomically."
     try: import gguf as _gguf  # noqa: F401  (transformers needs it to read the file)
@@ -444,14 +489,7 @@ def _convert_gguf(gguf:Path, dst:Path, dtype=torch.bfloat16, specials:dict=None)
     dst.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f'.{dst.name}.tmp-', dir=dst.parent))
     try:
-        with _quiet_hf():
-            tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-            q = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
-        cfg = copy.deepcopy(q.config)
-        if hasattr(cfg, 'quantization_config'): del cfg.quantization_config
-        plain = AutoModelForCausalLM.from_config(cfg, dtype=dtype)
-        plain.load_state_dict(q.state_dict(), strict=True)
-        plain.generation_config = copy.deepcopy(q.generation_config)
+        tok, plain = _dequantise(gguf, dtype)
         with _quiet_hf(): plain.save_pretrained(tmp); tok.save_pretrained(tmp)
         if specials: _set_specials(tmp, specials)
         try: os.rename(tmp, dst)
@@ -528,6 +566,35 @@ def _median_ms(fn, warmup:int, iters:int, device) -> float:
     return statistics.median(s.elapsed_time(e) for s, e in ev)
 
 # %% ../nbs/02_targets.ipynb #719fccfa
+def _padded_times(t, ids, S:int, g, warmup:int, iters:int, naive:bool) -> dict:
+    "Capture (and naive) times on a right-padded batch: lengths uniform in [S/2, S], the first row full."
+    B = ids.shape[0]
+    lens = torch.randint(S // 2, S + 1, (B,), generator=g); lens[0] = S
+    pm = (torch.arange(S)[None] < lens[:, None]).long()
+    pms = _median_ms(lambda: t.capture(ids, pm), warmup, iters, t.device)
+    r = dict(padded_capture_ms=pms)
+    if naive:
+        pnms = _median_ms(lambda: t.capture_naive(ids, pm), warmup, iters, t.device)
+        r.update(padded_naive_ms=pnms, padded_speedup=pnms / pms)
+    return r
+
+# %% ../nbs/02_targets.ipynb #2626f1a8
+def _capture_row(t, S:int, B:int, g, warmup:int, iters:int, peak_tflops:float, naive:bool, padded:bool) -> dict:
+    "Times, throughput, MFU (and peak memory on a GPU) of capturing `B` random sequences of length `S`."
+    ids = torch.randint(0, t.config.get_text_config().vocab_size, (B, S), generator=g).to(t.device)
+    if t.device.type == 'cuda': torch.cuda.reset_peak_memory_stats(t.device)
+    ms = _median_ms(lambda: t.capture(ids), warmup, iters, t.device)
+    tf = capture_flops_per_token(t.config, t.layer_ids, S) * B * S / (ms * 1e-3) / 1e12
+    r = dict(seq_len=S, batch=B, tokens=B * S, capture_ms=ms, capture_tok_s=B * S / ms * 1e3, capture_TFLOPs=tf,
+             capture_MFU=tf / peak_tflops)
+    if t.device.type == 'cuda': r['capture_peak_GB'] = torch.cuda.max_memory_allocated(t.device) / 1e9
+    if naive:
+        nms = _median_ms(lambda: t.capture_naive(ids), warmup, iters, t.device)
+        r.update(naive_ms=nms, naive_tok_s=B * S / nms * 1e3, speedup=nms / ms)
+    if padded: r.update(_padded_times(t, ids, S, g, warmup, iters, naive))
+    return r
+
+# %% ../nbs/02_targets.ipynb #4f746e74
 def benchmark_capture(path, device='cuda', lengths=(1024, 3072, 8192), tokens_per_batch:int=16384,
                       layer_ids=None, num_taps:int=5, dtype=torch.bfloat16, warmup:int=2, iters:int=5,
                       peak_tflops:float=790.0, # measured H200 bf16 matmul peak
@@ -536,29 +603,9 @@ def benchmark_capture(path, device='cuda', lengths=(1024, 3072, 8192), tokens_pe
                       seed:int=0) -> pd.DataFrame:
     "Capture throughput and MFU per sequence length, and the speed-up over the naive path, for the target at `path`."
     t = load_targets(path, [device], dtype=dtype, layer_ids=layer_ids, num_taps=num_taps)[0]
-    g, rows = torch.Generator().manual_seed(seed), []
-    for S in lengths:
-        B = max(1, tokens_per_batch // S)
-        ids = torch.randint(0, t.config.get_text_config().vocab_size, (B, S), generator=g).to(t.device)
-        if t.device.type == 'cuda': torch.cuda.reset_peak_memory_stats(t.device)
-        ms = _median_ms(lambda: t.capture(ids), warmup, iters, t.device)
-        tf = capture_flops_per_token(t.config, t.layer_ids, S) * B * S / (ms * 1e-3) / 1e12
-        r = dict(seq_len=S, batch=B, tokens=B * S, capture_ms=ms, capture_tok_s=B * S / ms * 1e3, capture_TFLOPs=tf,
-                 capture_MFU=tf / peak_tflops)
-        if t.device.type == 'cuda': r['capture_peak_GB'] = torch.cuda.max_memory_allocated(t.device) / 1e9
-        if naive:
-            nms = _median_ms(lambda: t.capture_naive(ids), warmup, iters, t.device)
-            r.update(naive_ms=nms, naive_tok_s=B * S / nms * 1e3, speedup=nms / ms)
-        if padded:
-            lens = torch.randint(S // 2, S + 1, (B,), generator=g); lens[0] = S
-            pm = (torch.arange(S)[None] < lens[:, None]).long()
-            pms = _median_ms(lambda: t.capture(ids, pm), warmup, iters, t.device)
-            r.update(padded_capture_ms=pms)
-            if naive:
-                pnms = _median_ms(lambda: t.capture_naive(ids, pm), warmup, iters, t.device)
-                r.update(padded_naive_ms=pnms, padded_speedup=pnms / pms)
-        rows.append(r); del ids
-    df = pd.DataFrame(rows)
+    g = torch.Generator().manual_seed(seed)
+    df = pd.DataFrame([_capture_row(t, S, max(1, tokens_per_batch // S), g, warmup, iters, peak_tflops, naive, padded)
+                       for S in lengths])
     df.attrs.update(load_s=t.load_s, mem_GB=t.mem_bytes / 1e9, device=str(t.device), layer_ids=t.layer_ids)
     print(f"target {path}: {t.num_layers} layers, taps {t.layer_ids}, load {t.load_s:.1f}s, mem {t.mem_bytes / 1e9:.1f} GB on {t.device}")
     print(df.to_string(index=False, float_format=lambda x: f'{x:.3g}'))
