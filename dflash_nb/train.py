@@ -561,9 +561,8 @@ def _refuse_other_run(path, saved:dict, now:dict):
                                 "--resume none (the earlier run moves to previous-<time>/) or another --run-dir")
 
 # %% ../nbs/06_train.ipynb #df9876d6
-def _check_given(cfg:TrainConfig, target_path) -> tuple:
-    "Cheap checks of the data, held-out and target files, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
-    from dflash_nb.targets import _causal_config, load_tokenizer
+def _check_files(cfg:TrainConfig) -> list:
+    "The data files (every one must exist), the held-out prompts and a checkpoint given to `--resume`, checked; the data files."
     files = [_resolve_data_path(f.strip()) for f in cfg.data.split(',') if f.strip()]
     if not files or (missing := [str(f) for f in files if not f.exists()]):
         raise ConfigError(f"--data {cfg.data!r}: {missing if files else 'no file given'} not found")
@@ -571,6 +570,13 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
         raise ConfigError(f"--heldout {cfg.heldout}: not found (--heldout '' trains without measuring tau)")
     if cfg.resume not in ('auto', 'none') and (why := checkpoint_problem(cfg.resume)):
         raise ConfigError(f"--resume {cfg.resume}: cannot resume from it: {why}")
+    return files
+
+# %% ../nbs/06_train.ipynb #ee47abb0
+def _check_given(cfg:TrainConfig, target_path) -> tuple:
+    "Cheap checks of the data, held-out and target files, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
+    from dflash_nb.targets import _causal_config, load_tokenizer
+    files = _check_files(cfg)
     folder, tcfg = _causal_config(target_path); _target_files(folder)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
@@ -612,9 +618,20 @@ def _resolve_data_path(p):
 def _tokenize_procs(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2))
 
 # %% ../nbs/06_train.ipynb #8f83e744
+def _tokenize(self:Trainer):
+    "Tokenize the data (rank 0 first, filling the cache) with the chat template's arguments; `--on-bad-record` says whether a bad record stops the run."
+    from dflash_nb.data import build_dataset
+    c = self.cfg
+    cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
+    self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
+                                                         on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
+                                                         num_proc=_tokenize_procs(c),
+                                                         chat_template_kwargs=self.template_kwargs))
+
+# %% ../nbs/06_train.ipynb #099ff6e1
 def _load_data(self:Trainer):
     "Find the target, check every input, and tokenize the data (first rank first) with the chat template's arguments."
-    from dflash_nb.data import build_dataset, template_kwargs
+    from dflash_nb.data import template_kwargs
     from dflash_nb.targets import demo_target
     c = self.cfg
     self.target_path = self.first_then_rest(demo_target) if c.target == 'demo' else Path(c.target)
@@ -622,11 +639,7 @@ def _load_data(self:Trainer):
     try: self.template_kwargs = template_kwargs(self.tokenizer, c.enable_thinking)  # training, tau: the same prompts
     except ValueError as e: raise ConfigError(f"--enable-thinking: {e}") from None
     self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
-    cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
-    self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
-                                                         on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
-                                                         num_proc=_tokenize_procs(c),
-                                                         chat_template_kwargs=self.template_kwargs))
+    _tokenize(self)
     if self.ds.report is not None: self.say(self.ds.report.summary())
     self.say(f"chat template arguments (training and tau): {self.template_kwargs or 'none'} (--enable-thinking {c.enable_thinking})")
     if len(self.ds) == 0: raise ConfigError(f"--data {c.data}: no usable conversation (see the report above)")
@@ -1146,6 +1159,15 @@ def _fast_tau(self:Trainer) -> bool:
 Trainer.fast_tau = _fast_tau
 
 # %% ../nbs/06_train.ipynb #095ffabb
+def _write_tau_record(self:Trainer, step:int, r):
+    "Every figure of tau measurement `r` at `step` (summary, histogram, per position, prompt lengths, settings) in `eval/tau_step<N>.json`."
+    rec = dict(step=step, **r.summary(), max_new_tokens=self.cfg.eval_max_new_tokens, chat_template_kwargs=self.template_kwargs,
+               prompt_tokens=[s.n_prompt for s in r.stats],
+               histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
+    (self.run_dir / 'eval').mkdir(exist_ok=True)
+    (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
+
+# %% ../nbs/06_train.ipynb #743124d5
 def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final:bool=True):
     from dflash_nb.evaluate import acceptance_length
     prompts = self.heldout() if final else self.heldout()[:8]       # periodic checks: 8 prompts, a quick trend
@@ -1156,11 +1178,7 @@ def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final
                               temperature=0.0, progress=False, baseline=baseline, chat_template_kwargs=self.template_kwargs,
                               protocol=self.cfg.eval_protocol, fast=self.fast_tau())
     finally: drafter.train(was)
-    rec = dict(step=step, **r.summary(), max_new_tokens=self.cfg.eval_max_new_tokens, chat_template_kwargs=self.template_kwargs,
-               prompt_tokens=[s.n_prompt for s in r.stats],
-               histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
-    (self.run_dir / 'eval').mkdir(exist_ok=True)
-    (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
+    _write_tau_record(self, step, r)
     return r
 
 # %% ../nbs/06_train.ipynb #452b5e66
@@ -1437,26 +1455,31 @@ def _device_flags(lay) -> str:
     return f"--target-devices {t or '/'} --drafter-devices {d or '/'}" + (f" --nnodes {lay.nnodes}" if lay.nnodes > 1 else '')
 
 # %% ../nbs/06_train.ipynb #e7b63ce6
-def _plan_inputs(c:TrainConfig):
-    "What the planner needs of a run: `(target path, target config, drafter config, micro-batch mix of its data)`."
-    from transformers import AutoConfig
+def _plan_mix(c:TrainConfig, tok):
+    "The micro-batches one epoch of this run's data forms (tokenized with `tok`, bucketed as the run would), for the planner."
     from dflash_nb.buckets import derive_boundaries
     from dflash_nb.data import build_dataset
-    from dflash_nb.drafter import DFlashConfig
-    from dflash_nb.targets import demo_target, load_tokenizer
     from dflash_nb.layout import dataset_mix
-    path = demo_target() if c.target == 'demo' else Path(c.target)
-    tok, tcfg = load_tokenizer(path), AutoConfig.from_pretrained(path)
-    ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
-    dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
-                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
     files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
     if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")
     ds = build_dataset(files, tok, c.max_length, cache_dir=Path(c.run_dir) / 'data_cache', progress=False, limit=c.max_records or None,
                        num_proc=_tokenize_procs(c))
     bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else [int(x) for x in c.boundaries.split(',')]
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
-    mix = dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
+    return dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
+
+# %% ../nbs/06_train.ipynb #14c22cb2
+def _plan_inputs(c:TrainConfig):
+    "What the planner needs of a run: `(target path, target config, drafter config, micro-batch mix of its data)`."
+    from transformers import AutoConfig
+    from dflash_nb.drafter import DFlashConfig
+    from dflash_nb.targets import demo_target, load_tokenizer
+    path = demo_target() if c.target == 'demo' else Path(c.target)
+    tok, tcfg = load_tokenizer(path), AutoConfig.from_pretrained(path)
+    ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
+    dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
+                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+    mix = _plan_mix(c, tok)
     return path, tcfg, dcfg, mix
 
 # %% ../nbs/06_train.ipynb #a35b33dd
