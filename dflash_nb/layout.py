@@ -29,23 +29,25 @@ def _error_line(msg):
     sys.stderr.write(f"dflash_nb_train: error: {msg}\n"); sys.stderr.flush()
 
 # %% ../nbs/05_layout.ipynb #a325bb00
+def _parse_device(tok:str, spec:str, n_cuda:int) -> str:
+    "One entry of the device list `spec` as a torch device string; a `ConfigError` naming it if it is no device or not on this machine."
+    if tok.isdigit(): tok = f'cuda:{tok}'
+    if tok == 'cuda': tok = 'cuda:0'
+    if tok == 'cpu': return tok
+    if not (tok.startswith('cuda:') and tok[5:].isdigit()):
+        raise ConfigError(f"device {tok!r} in {spec!r} is not a device: use GPU indices (0,1), cuda:N or cpu")
+    if int(tok[5:]) >= n_cuda:
+        have = f"{n_cuda} GPU(s) (cuda:0..cuda:{n_cuda-1})" if n_cuda else "no GPU"
+        raise ConfigError(f"device {tok} in {spec!r} does not exist: this machine has {have}")
+    return tok
+
+# %% ../nbs/05_layout.ipynb #0b350cf2
 def parse_devices(spec:str, n_cuda:int=None) -> list[str]:
     "Parse a device list like '0,1', 'cuda:2', 'cpu,cpu' or 'auto' into torch device strings."
     n_cuda = torch.cuda.device_count() if n_cuda is None else n_cuda
     spec = str(spec).strip()
     if spec in ('', 'auto'): return [f'cuda:{i}' for i in range(n_cuda)] or ['cpu']
-    out = []
-    for tok in (t.strip() for t in spec.split(',')):
-        if tok.isdigit(): tok = f'cuda:{tok}'
-        if tok == 'cuda': tok = 'cuda:0'
-        if tok == 'cpu': out.append(tok); continue
-        if not (tok.startswith('cuda:') and tok[5:].isdigit()):
-            raise ConfigError(f"device {tok!r} in {spec!r} is not a device: use GPU indices (0,1), cuda:N or cpu")
-        if int(tok[5:]) >= n_cuda:
-            have = f"{n_cuda} GPU(s) (cuda:0..cuda:{n_cuda-1})" if n_cuda else "no GPU"
-            raise ConfigError(f"device {tok} in {spec!r} does not exist: this machine has {have}")
-        out.append(tok)
-    return out
+    return [_parse_device(t.strip(), spec, n_cuda) for t in spec.split(',')]
 
 # %% ../nbs/05_layout.ipynb #b4905f7d
 @dataclass
@@ -129,6 +131,15 @@ def _node_layout(t, d, where=''):
     return 'disaggregated'
 
 # %% ../nbs/05_layout.ipynb #f0aab7ba
+def _check_nodes(nodes:list, kind:str):
+    "Every node runs as many processes, and some node has a target and some a drafter device; else a `ConfigError`."
+    procs = [len(t) + (len(d) if kind == 'disaggregated' else 0) for t, d in nodes]
+    if len(set(procs)) > 1: raise ConfigError(f"every node must run as many processes (torchrun --nproc-per-node), "
+                                              f"but the nodes' lists give {procs}")
+    for what, k in (('target', 0), ('drafter', 1)):
+        if not any(nd[k] for nd in nodes): raise ConfigError(f"no {what} device on any node: the layout needs at least one")
+
+# %% ../nbs/05_layout.ipynb #38b9ccfc
 def resolve_layout(target_devices='auto', drafter_devices='auto', n_cuda=None, nnodes:int=1) -> Layout:
     "Parse and check the device options (node-local; '/' separates the lists of successive nodes) into a `Layout`."
     if nnodes < 1: raise ConfigError(f"--nnodes {nnodes}: must be >= 1")
@@ -145,11 +156,7 @@ def resolve_layout(target_devices='auto', drafter_devices='auto', n_cuda=None, n
                                          "use one kind on every node")
     kind = kinds.pop()
     if kind == 'colocated' and sum(len(t) for t, _ in nodes) == 1: kind = 'single'
-    procs = [len(t) + (len(d) if kind == 'disaggregated' else 0) for t, d in nodes]
-    if len(set(procs)) > 1: raise ConfigError(f"every node must run as many processes (torchrun --nproc-per-node), "
-                                              f"but the nodes' lists give {procs}")
-    for what, k in (('target', 0), ('drafter', 1)):
-        if not any(nd[k] for nd in nodes): raise ConfigError(f"no {what} device on any node: the layout needs at least one")
+    _check_nodes(nodes, kind)
     return Layout(kind, [x for t, _ in nodes for x in t], [x for _, d in nodes for x in d], nodes)
 
 # %% ../nbs/05_layout.ipynb #ed654606
@@ -249,20 +256,28 @@ class Transport:
         return n
 
 # %% ../nbs/05_layout.ipynb #0319c810
+def _selfcheck_send(tr, w:int):
+    "Rank 0's part: six micro-batches of three dtypes dealt in turn to ranks 1..w-1, then an end marker to each."
+    for i in range(6): tr.send(torch.full((2, 3 + i, 4), float(i), dtype=_DTYPES[i % 3]), i, 1 + i % (w - 1))
+    for d in range(1, w): tr.end(d)
+    tr.flush()
+
+# %% ../nbs/05_layout.ipynb #564a515e
+def _selfcheck_recv(tr, r:int, w:int):
+    "Rank r's part: its first two micro-batches received in order and checked, the rest dropped up to the end marker."
+    for i in list(range(r - 1, 6, w - 1))[:2]:
+        h = tr.recv(i, 0)
+        assert h.shape == (2, 3 + i, 4) and h.dtype == _DTYPES[i % 3] and bool((h == i).all()), f"bad micro-batch {i}"
+    print(f"rank {r}: received 2 micro-batches in order, dropped {tr.drain(0)}\n", end="", flush=True)  # one write: ranks share stdout
+
+# %% ../nbs/05_layout.ipynb #2466c767
 def _transport_selfcheck():
     "Run under torchrun (gloo): rank 0 sends 6 micro-batches, ranks 1..W-1 receive 2 each and drain the rest."
     dist.init_process_group('gloo')
     r, w = dist.get_rank(), dist.get_world_size()
     tr = Transport(dist.new_group(list(range(w))), 'cpu', inflight=2, timeout_s=60)
-    if r == 0:
-        for i in range(6): tr.send(torch.full((2, 3 + i, 4), float(i), dtype=_DTYPES[i % 3]), i, 1 + i % (w - 1))
-        for d in range(1, w): tr.end(d)
-        tr.flush()
-    else:
-        for i in list(range(r - 1, 6, w - 1))[:2]:
-            h = tr.recv(i, 0)
-            assert h.shape == (2, 3 + i, 4) and h.dtype == _DTYPES[i % 3] and bool((h == i).all()), f"bad micro-batch {i}"
-        print(f"rank {r}: received 2 micro-batches in order, dropped {tr.drain(0)}\n", end="", flush=True)  # one write: ranks share stdout
+    if r == 0: _selfcheck_send(tr, w)
+    else: _selfcheck_recv(tr, r, w)
     dist.destroy_process_group()
 
 # %% ../nbs/05_layout.ipynb #3ca8dffa
@@ -371,21 +386,27 @@ def _check(self:Peers) -> str|None:
     return self.lost
 
 # %% ../nbs/05_layout.ipynb #418a3275
+def _rank_lost(self:Peers, r:int):
+    "Why rank `r` is lost (failed, its process gone, or silent too long), or None; a rank that finished is not watched again."
+    s = self.store
+    if s.check([f'done/{r}']): self.done.add(r); return None
+    if s.check([f'fail/{r}']): return f"{self.describe(r)} failed: {s.get(f'fail/{r}').decode()}"
+    if r not in self.procs and s.check([f'proc/{r}']): self.procs[r] = s.get(f'proc/{r}').decode().split()
+    host, pid, start = self.procs.get(r, (None, '0', None))
+    if host == self.host and _PROC and _proc_start(int(pid)) != start:
+        return f"{self.describe(r)} died (its process {pid} is gone)"
+    n, now = s.add(f'hb/{r}', 0), time.monotonic()
+    if self.beats.get(r, (None,))[0] != n: self.beats[r] = (n, now)
+    elif host not in (None, self.host) and now - self.beats[r][1] > self.dead_after_s:
+        return f"{self.describe(r)} stopped responding (no heartbeat for {now - self.beats[r][1]:.0f} s)"
+
+# %% ../nbs/05_layout.ipynb #8e7aef79
 def _find_lost(self:Peers):
     s = self.store
     if s.check(['lost']): return s.get('lost').decode()
     for r in range(self.world):
         if r == self.rank or r in self.done: continue
-        if s.check([f'done/{r}']): self.done.add(r); continue
-        if s.check([f'fail/{r}']): return f"{self.describe(r)} failed: {s.get(f'fail/{r}').decode()}"
-        if r not in self.procs and s.check([f'proc/{r}']): self.procs[r] = s.get(f'proc/{r}').decode().split()
-        host, pid, start = self.procs.get(r, (None, '0', None))
-        if host == self.host and _PROC and _proc_start(int(pid)) != start:
-            return f"{self.describe(r)} died (its process {pid} is gone)"
-        n, now = s.add(f'hb/{r}', 0), time.monotonic()
-        if self.beats.get(r, (None,))[0] != n: self.beats[r] = (n, now)
-        elif host not in (None, self.host) and now - self.beats[r][1] > self.dead_after_s:
-            return f"{self.describe(r)} stopped responding (no heartbeat for {now - self.beats[r][1]:.0f} s)"
+        if (msg := _rank_lost(self, r)): return msg
 
 Peers.check, Peers._find_lost = _check, _find_lost
 
@@ -511,6 +532,15 @@ def drafter_params(dcfg) -> int:
     return dcfg.num_hidden_layers * _layer_params(dcfg) + dcfg.num_taps * H * H + 2 * H
 
 # %% ../nbs/05_layout.ipynb #fd140e28
+def _mix_row(idx, L, v, p, num_anchors:int, block_size:int, max_tokens:int) -> dict:
+    "Micro-batch `idx` (sample indices) as the trainer forms it: its rows (with `no_lone_row`'s copy), padded length, tokens and anchor slots (`pad_anchor_slots`)."
+    idx = np.asarray(idx); S, k = int(L[idx].max()), np.minimum(num_anchors, v[idx])
+    n = len(idx) + (len(idx) == 1 and 2 * S <= max_tokens)            # no_lone_row adds a no-loss copy
+    N = max(max(1, min(num_anchors, int(v[idx].max()))), -(-256 // block_size))   # pad_anchor_slots
+    return dict(rows=n, seq_len=S, tokens=int(L[idx].sum()), slots=n * N, anchors=float(k.sum()),
+                anchor_pos=float((k * p[idx]).sum()))
+
+# %% ../nbs/05_layout.ipynb #cce3848e
 def length_mix(lengths, boundaries, max_tokens:int, num_anchors:int=512, block_size:int=16,
                valid=None, # anchorable positions per sample (loss on a token and the next); default `response_frac` x length
                pos=None,   # mean anchorable position per sample; default the middle of the answer at the end
@@ -521,14 +551,8 @@ def length_mix(lengths, boundaries, max_tokens:int, num_anchors:int=512, block_s
     L = np.asarray(lengths, np.int64)
     v = np.maximum(np.floor(response_frac * L) - 1, 0) if valid is None else np.asarray(valid, np.float64)
     p = (L - 1 - v / 2) if pos is None else np.asarray(pos, np.float64)
-    rows = []
-    for idx in BucketedBatchSampler(L, boundaries, max_tokens, seed=seed, cost=cost, valid=v).global_batches(epoch):
-        idx = np.asarray(idx); S, k = int(L[idx].max()), np.minimum(num_anchors, v[idx])
-        n = len(idx) + (len(idx) == 1 and 2 * S <= max_tokens)            # no_lone_row adds a no-loss copy
-        N = max(max(1, min(num_anchors, int(v[idx].max()))), -(-256 // block_size))   # pad_anchor_slots
-        rows.append(dict(rows=n, seq_len=S, tokens=int(L[idx].sum()), slots=n * N, anchors=float(k.sum()),
-                         anchor_pos=float((k * p[idx]).sum())))
-    return pd.DataFrame(rows)
+    batches = BucketedBatchSampler(L, boundaries, max_tokens, seed=seed, cost=cost, valid=v).global_batches(epoch)
+    return pd.DataFrame([_mix_row(idx, L, v, p, num_anchors, block_size, max_tokens) for idx in batches])
 
 # %% ../nbs/05_layout.ipynb #adda611d
 def dataset_mix(ds, boundaries, max_tokens:int, num_anchors:int=512, block_size:int=16, seed:int=0, epoch:int=0) -> pd.DataFrame:
@@ -573,20 +597,35 @@ def memory_gb(mix:pd.DataFrame, target_config, dcfg, ddp:bool=True, inflight:int
                 colocated=gb(P * 2 + static + max(capture, act + payload)))
 
 # %% ../nbs/05_layout.ipynb #4bb700a8
-def _simulate(tc, td, nbytes, layout, grad_accum:int, t_ar:float, inflight:int, link:float, inter:float) -> dict:
-    "Replay one epoch's micro-batches through a layout: capture, transport and drafter steps (DDP waits for the slowest)."
-    T, D, A = len(layout.target_ranks), len(layout.drafter_ranks), grad_accum
+def _simulate_colocated(tc, td, layout, grad_accum:int, t_ar:float) -> dict:
+    "Single or colocated: every GPU captures then trains each of its micro-batches; a step ends with its slowest GPU and the all-reduce."
+    D, A = len(layout.drafter_ranks), grad_accum
     per = D * A; steps = len(tc) // per; n = steps * per
-    if layout.kind != 'disaggregated':                         # every GPU captures then trains each of its micro-batches
-        busy = (tc + td)[:n].reshape(steps, A, D).sum(1)
-        step = busy.max(1) + t_ar
-        return dict(seconds=float(step.sum()), step_s=float(np.median(step)), n=n, capture_s=float(tc[:n].sum()), drafter_s=float(td[:n].sum()), cross_bytes=0.)
+    busy = (tc + td)[:n].reshape(steps, A, D).sum(1)
+    step = busy.max(1) + t_ar
+    return dict(seconds=float(step.sum()), step_s=float(np.median(step)), n=n, capture_s=float(tc[:n].sum()), drafter_s=float(td[:n].sum()), cross_bytes=0.)
+
+# %% ../nbs/05_layout.ipynb #764e76d3
+def _cross_senders(layout, per:int) -> dict:
+    "Per node, the target ranks that send some micro-batch to a drafter on another node (they share that node's network cards)."
+    T, D = len(layout.target_ranks), len(layout.drafter_ranks)
     node = lambda r: layout._roles[r].node
     tnode = [node(r) for r in layout.target_ranks]; dnode = [node(r) for r in layout.drafter_ranks]
     senders = {}                                             # cross-node senders per node share its NICs
     owner = [layout.target_of(i) for i in range(per * max(T, 1))]
     for i in range(len(owner)):
         if tnode[owner[i]] != dnode[i % D]: senders.setdefault(tnode[owner[i]], set()).add(owner[i])
+    return senders
+
+# %% ../nbs/05_layout.ipynb #cb6e5828
+def _simulate(tc, td, nbytes, layout, grad_accum:int, t_ar:float, inflight:int, link:float, inter:float) -> dict:
+    "Replay one epoch's micro-batches through a layout: capture, transport and drafter steps (DDP waits for the slowest)."
+    T, D, A = len(layout.target_ranks), len(layout.drafter_ranks), grad_accum
+    per = D * A; steps = len(tc) // per; n = steps * per
+    if layout.kind != 'disaggregated': return _simulate_colocated(tc, td, layout, grad_accum, t_ar)
+    node = lambda r: layout._roles[r].node
+    tnode = [node(r) for r in layout.target_ranks]; dnode = [node(r) for r in layout.drafter_ranks]
+    senders = _cross_senders(layout, per)
     tfree, dfree, sent = np.zeros(T), np.zeros(D), [[] for _ in range(T)]
     rdone, cross, ends = np.zeros(n), np.zeros(max(dnode + tnode) + 1), [0.]
     for i in range(n):
@@ -636,13 +675,19 @@ def _mix_seconds(rates:Rates, mix:pd.DataFrame, target, drafter, layer_ids, meas
     return f, tc, td
 
 # %% ../nbs/05_layout.ipynb #92d8a229
+def _allreduce_s(lay, drafter, rates:Rates) -> float:
+    "Seconds of a step's gradient all-reduce over the drafter ranks (a ring: 2(D-1)/D of the bf16 gradients), over NVLink on one node, else across nodes."
+    grad_bytes = 2 * drafter_params(drafter)
+    D = len(lay.drafter_ranks)
+    dnodes = {lay._roles[r].node for r in lay.drafter_ranks}
+    return 2 * (D - 1) / D * grad_bytes / ((rates.link_gb_s if len(dnodes) == 1 else rates.inter_gb_s) * 1e9) if D > 1 else 0.
+
+# %% ../nbs/05_layout.ipynb #96d2c166
 def _plan_row(rates:Rates, gpus:int, nnodes:int, T:int, f, tc, td, mix, target, drafter, grad_accum:int, inflight:int, gpu_mem_gb:float) -> dict:
     "The plan's row for the split `T:gpus-T` (`T=0`: colocated on every GPU)."
-    grad_bytes = 2 * drafter_params(drafter)
     lay = split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes)
     D = len(lay.drafter_ranks); Tn = len(lay.target_ranks)
-    dnodes = {lay._roles[r].node for r in lay.drafter_ranks}
-    t_ar = 2 * (D - 1) / D * grad_bytes / ((rates.link_gb_s if len(dnodes) == 1 else rates.inter_gb_s) * 1e9) if D > 1 else 0.
+    t_ar = _allreduce_s(lay, drafter, rates)
     s = _simulate(tc, td, f.hidden_bytes.values, lay, grad_accum, t_ar, inflight, rates.link_gb_s, rates.inter_gb_s)
     mem = memory_gb(mix, target, drafter, ddp=D > 1, inflight=inflight)
     need = [mem['colocated']] if not T else [mem['target'], mem['drafter']]

@@ -333,8 +333,8 @@ def _layer_ids(s:str) -> list[int]|None:
     return ids
 
 # %% ../nbs/06_train.ipynb #cf53cf2c
-def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
-    "Resolve 'auto' options and the CPU profile (never overriding explicitly given options); check values."
+def _resolve_options(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
+    "A copy of `cfg` with the profile applied to every option not given, and 'auto' precision and attention resolved."
     cfg = dataclasses.replace(cfg)
     cpu = _all_cpu(cfg)
     if cfg.small not in ('auto', 'on', 'off'): raise ConfigError(f"small={cfg.small!r}: use auto, on or off")
@@ -343,6 +343,11 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     if cfg.precision == 'auto': cfg.precision = 'fp32' if cpu else 'bf16'
     if cfg.attention == 'auto': cfg.attention = 'sdpa' if cpu else 'flex'
     if cfg.eval_protocol == 'reference' and 'eval_max_new_tokens' not in given: cfg.eval_max_new_tokens = 2048  # the reference's length
+    return cfg
+
+# %% ../nbs/06_train.ipynb #b810300d
+def _check_values(cfg:TrainConfig, cpu:bool):
+    "A `ConfigError` naming the first option out of range (and what it accepts); malformed layer ids or devices raise here too."
     checks = [(cfg.precision in ('bf16', 'fp32'), 'precision', "use bf16, fp32 or auto"),
               (cfg.attention in ('flex', 'sdpa'), 'attention', "use flex, sdpa or auto"),
               (not (cfg.attention == 'flex' and cpu), 'attention', "flex has no backward on CPU: use sdpa there"),
@@ -368,6 +373,12 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
     resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)  # device errors surface here
+
+# %% ../nbs/06_train.ipynb #40dc7341
+def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
+    "Resolve 'auto' options and the CPU profile (never overriding explicitly given options); check values."
+    cfg = _resolve_options(cfg, given)
+    _check_values(cfg, _all_cpu(cfg))
     return cfg
 
 # %% ../nbs/06_train.ipynb #0b0c7814
@@ -550,9 +561,8 @@ def _refuse_other_run(path, saved:dict, now:dict):
                                 "--resume none (the earlier run moves to previous-<time>/) or another --run-dir")
 
 # %% ../nbs/06_train.ipynb #df9876d6
-def _check_given(cfg:TrainConfig, target_path) -> tuple:
-    "Cheap checks of the data, held-out and target files, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
-    from dflash_nb.targets import _causal_config, load_tokenizer
+def _check_files(cfg:TrainConfig) -> list:
+    "The data files (every one must exist), the held-out prompts and a checkpoint given to `--resume`, checked; the data files."
     files = [_resolve_data_path(f.strip()) for f in cfg.data.split(',') if f.strip()]
     if not files or (missing := [str(f) for f in files if not f.exists()]):
         raise ConfigError(f"--data {cfg.data!r}: {missing if files else 'no file given'} not found")
@@ -560,6 +570,13 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
         raise ConfigError(f"--heldout {cfg.heldout}: not found (--heldout '' trains without measuring tau)")
     if cfg.resume not in ('auto', 'none') and (why := checkpoint_problem(cfg.resume)):
         raise ConfigError(f"--resume {cfg.resume}: cannot resume from it: {why}")
+    return files
+
+# %% ../nbs/06_train.ipynb #ee47abb0
+def _check_given(cfg:TrainConfig, target_path) -> tuple:
+    "Cheap checks of the data, held-out and target files, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
+    from dflash_nb.targets import _causal_config, load_tokenizer
+    files = _check_files(cfg)
     folder, tcfg = _causal_config(target_path); _target_files(folder)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
@@ -601,9 +618,20 @@ def _resolve_data_path(p):
 def _tokenize_procs(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2))
 
 # %% ../nbs/06_train.ipynb #8f83e744
+def _tokenize(self:Trainer):
+    "Tokenize the data (rank 0 first, filling the cache) with the chat template's arguments; `--on-bad-record` says whether a bad record stops the run."
+    from dflash_nb.data import build_dataset
+    c = self.cfg
+    cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
+    self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
+                                                         on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
+                                                         num_proc=_tokenize_procs(c),
+                                                         chat_template_kwargs=self.template_kwargs))
+
+# %% ../nbs/06_train.ipynb #099ff6e1
 def _load_data(self:Trainer):
     "Find the target, check every input, and tokenize the data (first rank first) with the chat template's arguments."
-    from dflash_nb.data import build_dataset, template_kwargs
+    from dflash_nb.data import template_kwargs
     from dflash_nb.targets import demo_target
     c = self.cfg
     self.target_path = self.first_then_rest(demo_target) if c.target == 'demo' else Path(c.target)
@@ -611,27 +639,30 @@ def _load_data(self:Trainer):
     try: self.template_kwargs = template_kwargs(self.tokenizer, c.enable_thinking)  # training, tau: the same prompts
     except ValueError as e: raise ConfigError(f"--enable-thinking: {e}") from None
     self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
-    cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
-    self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
-                                                         on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
-                                                         num_proc=_tokenize_procs(c),
-                                                         chat_template_kwargs=self.template_kwargs))
+    _tokenize(self)
     if self.ds.report is not None: self.say(self.ds.report.summary())
     self.say(f"chat template arguments (training and tau): {self.template_kwargs or 'none'} (--enable-thinking {c.enable_thinking})")
     if len(self.ds) == 0: raise ConfigError(f"--data {c.data}: no usable conversation (see the report above)")
 
 # %% ../nbs/06_train.ipynb #e028a28f
+def _bucket_edges(c:TrainConfig, lengths) -> list[int]:
+    "The bucket boundaries, derived from the sample lengths or given; the last one above the longest sample."
+    from dflash_nb.buckets import derive_boundaries
+    b = (derive_boundaries(lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto'
+         else [int(x) for x in c.boundaries.split(',')])
+    if b[-1] <= int(lengths.max()): b[-1] = int(lengths.max()) + 1  # nothing trained on is silently left out
+    return b
+
+# %% ../nbs/06_train.ipynb #1ba43cd1
 def _plan_steps(self:Trainer):
     "Bucket boundaries, the sampler and the steps of each epoch, checked against the token budget and the drafter ranks."
-    from dflash_nb.buckets import BucketedBatchSampler, derive_boundaries, print_bucket_table, BucketError
+    from dflash_nb.buckets import BucketedBatchSampler, print_bucket_table, BucketError
     c = self.cfg
     longest = int(self.ds.lengths.max())
     if c.max_tokens < longest:
         raise ConfigError(f"--max-tokens {c.max_tokens} is smaller than the longest sample ({longest} tokens, sample "
                           f"{int(self.ds.lengths.argmax())}): raise --max-tokens or lower --max-length")
-    self.boundaries = (derive_boundaries(self.ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto'
-                       else [int(x) for x in c.boundaries.split(',')])
-    if self.boundaries[-1] <= longest: self.boundaries[-1] = longest + 1  # nothing trained on is silently left out
+    self.boundaries = _bucket_edges(c, self.ds.lengths)
     try: self.sampler = BucketedBatchSampler(self.ds.lengths, self.boundaries, c.max_tokens, seed=c.seed)
     except BucketError as e: raise ConfigError(f"--boundaries/--max-tokens: {e}") from None
     per = self.layout_D * c.grad_accum
@@ -728,37 +759,47 @@ def _make_drafter_config(self:Trainer):
 Trainer.make_drafter_config = _make_drafter_config
 
 # %% ../nbs/06_train.ipynb #679b4bf9
-def _setup_models(self:Trainer):
+def _build_drafter(self:Trainer):
+    "A drafter rank: the compile preflight (flex), the drafter and the target's embedding and head, DDP over the drafter ranks, the optimizer."
     from dflash_nb.drafter import DFlashDrafter
-    from dflash_nb.targets import load_targets, load_embed_and_head
-    from dflash_nb.compile import configure_compile
+    from dflash_nb.targets import load_embed_and_head
     c, mid = self.cfg, self.mask_id
     n_mask = int(self.ds.token_counts[mid]) if mid < len(self.ds.token_counts) else 0
+    if c.attention == 'flex' and c.compile: self.run_preflight()
+    torch.manual_seed(c.seed)
+    t0 = time.perf_counter()
+    self.drafter = DFlashDrafter(self.dcfg).to(device=self.device, dtype=self.dtype)
+    self.embed, self.head = load_embed_and_head(self.target_path, self.device, self.dtype)
+    n = sum(p.numel() for p in self.drafter.parameters())
+    self.say(f"Drafter: {self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
+             f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
+             f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
+    if c.attention == 'flex' and c.compile: self.drafter.compile_layers()
+    self.model = self.drafter
+    if self.layout_D > 1:
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        self.model = DDP(self.drafter, device_ids=[self.device.index] if self.device.type == 'cuda' else None,
+                         process_group=self.drafter_group, broadcast_buffers=False)
+    self.opt = MasterAdamW(self.drafter.parameters(), lr=c.lr, weight_decay=c.weight_decay)
+
+# %% ../nbs/06_train.ipynb #d1b4992d
+def _load_target(self:Trainer):
+    "A target rank loads its target on its device, hooked at the drafter's taps (`load_targets`' own table silenced)."
+    from dflash_nb.targets import load_targets
+    if self.rank == 0: _say(f"Loading {self.layout_T} target models...")
+    import contextlib, io
+    with contextlib.redirect_stdout(io.StringIO()):
+        self.target = load_targets(self.target_path, [self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids)[0]
+    _say(f"Target {self.role.target_idx} on {self.device}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB")
+
+# %% ../nbs/06_train.ipynb #098e7dbe
+def _setup_models(self:Trainer):
+    from dflash_nb.compile import configure_compile
+    c = self.cfg
     self.gamma = c.gamma or None
     configure_compile(self.run_dir, rank=self.rank)
-    if self.role.is_drafter:
-        if c.attention == 'flex' and c.compile: self.run_preflight()
-        torch.manual_seed(c.seed)
-        t0 = time.perf_counter()
-        self.drafter = DFlashDrafter(self.dcfg).to(device=self.device, dtype=self.dtype)
-        self.embed, self.head = load_embed_and_head(self.target_path, self.device, self.dtype)
-        n = sum(p.numel() for p in self.drafter.parameters())
-        self.say(f"Drafter: {self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
-                 f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
-                 f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
-        if c.attention == 'flex' and c.compile: self.drafter.compile_layers()
-        self.model = self.drafter
-        if self.layout_D > 1:
-            from torch.nn.parallel import DistributedDataParallel as DDP
-            self.model = DDP(self.drafter, device_ids=[self.device.index] if self.device.type == 'cuda' else None,
-                             process_group=self.drafter_group, broadcast_buffers=False)
-        self.opt = MasterAdamW(self.drafter.parameters(), lr=c.lr, weight_decay=c.weight_decay)
-    if self.role.is_target:
-        if self.rank == 0: _say(f"Loading {self.layout_T} target models...")
-        import contextlib, io
-        with contextlib.redirect_stdout(io.StringIO()):
-            self.target = load_targets(self.target_path, [self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids)[0]
-        _say(f"Target {self.role.target_idx} on {self.device}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB")
+    if self.role.is_drafter: _build_drafter(self)
+    if self.role.is_target: _load_target(self)
     if self.layout.kind == 'disaggregated':
         dev = self.device if self.device.type == 'cuda' else 'cpu'
         # a stop never abandons a transfer (`end_streams`); waits end early only when a peer is lost
@@ -805,26 +846,37 @@ def tqdm_write(msg):
     tqdm.write(msg)
 
 # %% ../nbs/06_train.ipynb #9594635c
-def _resume(self:Trainer) -> int:
-    "Restore the checkpoint chosen in `check_inputs` (if any); return the optimizer step to continue from."
-    from dflash_nb.buckets import BucketError
-    c, self.best, self.last_saved, path = self.cfg, None, None, self.ckpt
-    if path is None: return 0
+def _read_checkpoint(self:Trainer, path):
+    "A checkpoint's `(tensors, objects)`; a `ConfigError` if it cannot be read or was written with another number of micro-batches per step."
+    c = self.cfg
     try: tensors, obj = load_checkpoint(path)
     except Exception as e: raise ConfigError(f"checkpoint {path} cannot be read ({type(e).__name__}: {e}): resume from an "
                                              "earlier one with --resume <its folder>, or start over with --resume none") from None
     if obj['micro_per_step'] != self.layout_D * c.grad_accum:
         raise ConfigError(f"checkpoint {path} was written with {obj['micro_per_step']} micro-batches per step, this run has "
                           f"{self.layout_D * c.grad_accum} (drafter ranks x grad_accum): resume with the same product, or --resume none")
-    if self.role.is_drafter:
-        try: self.sampler.load_state_dict(obj['sampler'])  # raises if the data or batching changed
-        except BucketError as e: raise ConfigError(f"checkpoint {path}: {e}; start over with --resume none or another --run-dir") from None
-        names = [n for n, p in self.drafter.named_parameters() if p.requires_grad]
-        missing = [n for n in names if n not in tensors]
-        if missing: raise ConfigError(f"checkpoint {path} lacks drafter weights {missing[:3]}...: a different drafter shape")
-        self.opt.load_master([tensors[n].to(self.device) for n in names])
-        self.opt.load_state_dict(obj['optimizer'])
-        torch.set_rng_state(obj['rng']['torch']); np.random.set_state(obj['rng']['numpy'])
+    return tensors, obj
+
+# %% ../nbs/06_train.ipynb #c30143d3
+def _restore_drafter(self:Trainer, path, tensors:dict, obj:dict):
+    "A drafter rank takes the sampler's position, the master weights, the optimizer state and the random states from the checkpoint."
+    from dflash_nb.buckets import BucketError
+    try: self.sampler.load_state_dict(obj['sampler'])  # raises if the data or batching changed
+    except BucketError as e: raise ConfigError(f"checkpoint {path}: {e}; start over with --resume none or another --run-dir") from None
+    names = [n for n, p in self.drafter.named_parameters() if p.requires_grad]
+    missing = [n for n in names if n not in tensors]
+    if missing: raise ConfigError(f"checkpoint {path} lacks drafter weights {missing[:3]}...: a different drafter shape")
+    self.opt.load_master([tensors[n].to(self.device) for n in names])
+    self.opt.load_state_dict(obj['optimizer'])
+    torch.set_rng_state(obj['rng']['torch']); np.random.set_state(obj['rng']['numpy'])
+
+# %% ../nbs/06_train.ipynb #2bdfa2f0
+def _resume(self:Trainer) -> int:
+    "Restore the checkpoint chosen in `check_inputs` (if any); return the optimizer step to continue from."
+    c, self.best, self.last_saved, path = self.cfg, None, None, self.ckpt
+    if path is None: return 0
+    tensors, obj = _read_checkpoint(self, path)
+    if self.role.is_drafter: _restore_drafter(self, path, tensors, obj)
     self.total_steps, self.best, self.last_saved = self.resume_total, obj.get('best'), obj['step']
     self.last_metrics = obj.get('last_metrics')         # the summary of a run resumed at its last step reports them
     self.p0 = (obj.get('progress') or 0.0) if c.time_limit_min else 0.0    # a time budget's schedule goes on from there
@@ -833,6 +885,15 @@ def _resume(self:Trainer) -> int:
 Trainer.resume = _resume
 
 # %% ../nbs/06_train.ipynb #7f45551f
+def _note_finished(self:Trainer, step:int):
+    "A run already finished at `step` (its summary.json says so) becomes `self.finished`, with the ways to go on."
+    done = self.run_dir / 'summary.json'
+    if step >= self.resume_total and done.exists() and json.loads(done.read_text()).get('step') == step:
+        self.finished = json.loads(done.read_text())
+        self.say(f"{self.run_dir} holds a finished run (step {step}, summary.json): nothing to do. To train on, raise "
+                 "--max-steps/--epochs; to start over, --resume none (the earlier run moves to previous-<time>/) or another --run-dir")
+
+# %% ../nbs/06_train.ipynb #67f6f7df
 _NOT_NOTED = {'resume', 'config', 'debug', 'max_steps', 'epochs'}   # the step plan gets its own note
 
 def _check_resume(self:Trainer):
@@ -852,11 +913,7 @@ def _check_resume(self:Trainer):
         notes.append(f"steps {planned} -> {self.planned_steps} (the learning-rate schedule follows the new total)")
         self.resume_total = self.planned_steps
     if notes: self.say("resuming with changed settings: " + '; '.join(notes))
-    done = self.run_dir / 'summary.json'
-    if step >= self.resume_total and done.exists() and json.loads(done.read_text()).get('step') == step:
-        self.finished = json.loads(done.read_text())
-        self.say(f"{self.run_dir} holds a finished run (step {step}, summary.json): nothing to do. To train on, raise "
-                 "--max-steps/--epochs; to start over, --resume none (the earlier run moves to previous-<time>/) or another --run-dir")
+    _note_finished(self, step)
 Trainer.check_resume = _check_resume
 
 # %% ../nbs/06_train.ipynb #5876bb3f
@@ -1027,6 +1084,23 @@ def _log_step(self:Trainer, step:int, m:dict, bar):
 Trainer.log_step = _log_step
 
 # %% ../nbs/06_train.ipynb #7f9e76cb
+def _target_turn(self:Trainer, step:int) -> bool:
+    "A pure target rank at `step`: pass a local stop on, fail if a peer is lost; False at the drafters' stop step (or the end), else capture and send the step."
+    if (why := self.local_stop()): self.peers.request_stop(why)
+    self.peers.raise_if_lost()
+    if step >= self.total_steps or ((at := self.peers.stop_at()) and step >= at[0]): return False
+    self.target_step(*self.locate(step)); return True
+
+# %% ../nbs/06_train.ipynb #24916982
+def _after_step(self:Trainer, step:int, m:dict, bar):
+    "After drafter step `step`: log its metrics, then save and evaluate when their turn comes (the last step is left to `finish`)."
+    c = self.cfg
+    self.log_step(step, m, bar)
+    self.last_metrics = m
+    if step % c.save_every == 0 and step < self.total_steps: self.save(step)
+    if c.eval_every and step % c.eval_every == 0 and step < self.total_steps: self.evaluate(step)
+
+# %% ../nbs/06_train.ipynb #b8119b75
 def _loop(self:Trainer, start:int):
     from tqdm.auto import tqdm
     c, step = self.cfg, start
@@ -1037,10 +1111,8 @@ def _loop(self:Trainer, start:int):
     try:
         while True:
             if not self.role.is_drafter:                    # a pure target produces until the drafters' stop step
-                if (why := self.local_stop()): self.peers.request_stop(why)
-                self.peers.raise_if_lost()
-                if step >= self.total_steps or ((at := self.peers.stop_at()) and step >= at[0]): break
-                self.target_step(*self.locate(step)); step += 1; continue
+                if not _target_turn(self, step): break
+                step += 1; continue
             if c.time_limit_min and step > start + 1 and ((step - start) % 25 == 10 or step >= self.total_steps):
                 if step < self.planned_steps: self.fit_to_time(step); bar.total = self.total_steps   # same steps on all drafter ranks
             if step >= self.total_steps: break
@@ -1050,10 +1122,7 @@ def _loop(self:Trainer, start:int):
             step += 1
             now = time.time(); self.durations.append(now - t_prev); t_prev = now
             if self.t_first is None: self.t_first = now                     # the clock of a time budget starts here
-            self.log_step(step, m, bar)
-            self.last_metrics = m
-            if step % c.save_every == 0 and step < self.total_steps: self.save(step)
-            if c.eval_every and step % c.eval_every == 0 and step < self.total_steps: self.evaluate(step)
+            _after_step(self, step, m, bar)
     except StopRequested: pass
     finally: bar.close()
     self.end_streams(step)
@@ -1090,6 +1159,15 @@ def _fast_tau(self:Trainer) -> bool:
 Trainer.fast_tau = _fast_tau
 
 # %% ../nbs/06_train.ipynb #095ffabb
+def _write_tau_record(self:Trainer, step:int, r):
+    "Every figure of tau measurement `r` at `step` (summary, histogram, per position, prompt lengths, settings) in `eval/tau_step<N>.json`."
+    rec = dict(step=step, **r.summary(), max_new_tokens=self.cfg.eval_max_new_tokens, chat_template_kwargs=self.template_kwargs,
+               prompt_tokens=[s.n_prompt for s in r.stats],
+               histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
+    (self.run_dir / 'eval').mkdir(exist_ok=True)
+    (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
+
+# %% ../nbs/06_train.ipynb #743124d5
 def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final:bool=True):
     from dflash_nb.evaluate import acceptance_length
     prompts = self.heldout() if final else self.heldout()[:8]       # periodic checks: 8 prompts, a quick trend
@@ -1100,11 +1178,7 @@ def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final
                               temperature=0.0, progress=False, baseline=baseline, chat_template_kwargs=self.template_kwargs,
                               protocol=self.cfg.eval_protocol, fast=self.fast_tau())
     finally: drafter.train(was)
-    rec = dict(step=step, **r.summary(), max_new_tokens=self.cfg.eval_max_new_tokens, chat_template_kwargs=self.template_kwargs,
-               prompt_tokens=[s.n_prompt for s in r.stats],
-               histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
-    (self.run_dir / 'eval').mkdir(exist_ok=True)
-    (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
+    _write_tau_record(self, step, r)
     return r
 
 # %% ../nbs/06_train.ipynb #452b5e66
@@ -1145,37 +1219,46 @@ def _evaluate(self:Trainer, step:int, final:bool=False):
 Trainer.evaluate, Trainer._measure_tau = _evaluate, _measure_tau
 
 # %% ../nbs/06_train.ipynb #f64b10c3
+def _final_tau(self:Trainer, step:int):
+    "tau of the final drafter: by the leader (colocated), or measured on the first target rank from the export and broadcast (disaggregated)."
+    if self.layout.kind != 'disaggregated': return self.evaluate(step, final=True)
+    r = None
+    self.barrier()
+    first = self.layout.target_ranks[0]                          # rank 0, unless node 0 holds only drafters
+    if self.rank == first and self.heldout():
+        from dflash_nb.drafter import DFlashDrafter
+        d = DFlashDrafter.from_pretrained(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
+        r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
+        _say(_tau_line(step, r, ' (final drafter, measured on target rank 0)'))
+        (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'protocol': r.protocol, 'tau_pooled': r.tau_pooled,
+                                                                  'tau_prompt_mean': r.tau_prompt_mean}))
+    got = [(r, getattr(self, 'speedup', None))]
+    dist.broadcast_object_list(got, src=first); r, self.speedup = got[0]    # the leader writes them in summary.json
+    return r
+
+# %% ../nbs/06_train.ipynb #aacd47c2
+def _write_summary(self:Trainer, step:int, r):
+    "The leader's `summary.json` (and a best export, if no tau chose one), printed in one line."
+    c = self.cfg
+    if self.best is None: self.export('best'); self.best = dict(step=step, tau=r and r.tau_protocol)
+    m = self.last_metrics or {}
+    self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), eval_protocol=c.eval_protocol,
+                        tau_pooled=r and r.tau_pooled, tau_prompt_mean=r and r.tau_prompt_mean,
+                        chat_template_kwargs=self.template_kwargs,
+                        speedup=getattr(self, 'speedup', None),
+                        minutes=(time.time() - self.t_start) / 60, run_dir=str(self.run_dir))
+    (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1))
+    self.say("done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.summary.items()))
+
+# %% ../nbs/06_train.ipynb #97353a38
 def _finish(self:Trainer, step:int):
     "Final checkpoint, exports (final and best), tau of the final drafter, summary."
-    c = self.cfg
     if self.role.is_drafter and self.last_saved != step: self.save(step)
     if self.role.is_leader:
         self.export('final')
         self.say(f"exported {self.run_dir / 'export' / 'final'} (z-lab HF format)")
-    r = None
-    if self.layout.kind != 'disaggregated': r = self.evaluate(step, final=True)
-    else:
-        self.barrier()
-        first = self.layout.target_ranks[0]                          # rank 0, unless node 0 holds only drafters
-        if self.rank == first and self.heldout():
-            from dflash_nb.drafter import DFlashDrafter
-            d = DFlashDrafter.from_pretrained(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
-            r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
-            _say(_tau_line(step, r, ' (final drafter, measured on target rank 0)'))
-            (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'protocol': r.protocol, 'tau_pooled': r.tau_pooled,
-                                                                      'tau_prompt_mean': r.tau_prompt_mean}))
-        got = [(r, getattr(self, 'speedup', None))]
-        dist.broadcast_object_list(got, src=first); r, self.speedup = got[0]    # the leader writes them in summary.json
-    if self.role.is_leader:
-        if self.best is None: self.export('best'); self.best = dict(step=step, tau=r and r.tau_protocol)
-        m = self.last_metrics or {}
-        self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), eval_protocol=c.eval_protocol,
-                            tau_pooled=r and r.tau_pooled, tau_prompt_mean=r and r.tau_prompt_mean,
-                            chat_template_kwargs=self.template_kwargs,
-                            speedup=getattr(self, 'speedup', None),
-                            minutes=(time.time() - self.t_start) / 60, run_dir=str(self.run_dir))
-        (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1))
-        self.say("done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.summary.items()))
+    r = _final_tau(self, step)
+    if self.role.is_leader: _write_summary(self, step, r)
     if self.role.is_target and self.capture_s:
         _say(f"Target {self.role.target_idx}: {self.captured_tokens:,} tokens captured, {self.captured_tokens / self.capture_s:,.0f} tokens/s")
 Trainer.finish = _finish
@@ -1220,12 +1303,43 @@ def _write_rank_stats(self:Trainer, step:int):
 Trainer.rank_stats, Trainer.write_rank_stats = _rank_stats, _write_rank_stats
 
 # %% ../nbs/06_train.ipynb #51054c0d
-def _run(self:Trainer) -> dict:
-    "Run this rank's part of the training; returns the summary (leader) or None."
-    c = self.cfg
+def _start_clocks(self:Trainer):
+    "Zero the run's clocks and counters and what it reports at the end."
     self.t_start, self.deadline, self.capture_s, self.captured_tokens = time.time(), None, 0., 0
     self.t_first, self.p0, self.last_progress = None, 0.0, None
     self.last_metrics = self.summary = None
+
+# %% ../nbs/06_train.ipynb #e3321c1f
+def _open_records(self:Trainer):
+    "The leader writes the run's config and data report and opens its metrics log."
+    if not self.role.is_leader: return
+    (self.run_dir / 'config.json').write_text(json.dumps(dataclasses.asdict(self.cfg), indent=1))
+    self.write_data_report()
+    self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard)
+
+# %% ../nbs/06_train.ipynb #f5c67c4d
+def _stop_or_finish(self:Trainer, step:int):
+    "After the loop: stopped by a signal, save the step (if not saved yet) and say how to resume; else finish the run."
+    if self.stopped not in (None, 'end', 'time'):       # a signal, here or on another rank
+        if self.role.is_drafter and self.last_saved != step: self.save(step)
+        req = self.peers.stop_request() if self.peers is not None else None
+        self.say(f"stopped by {self.stopped}{f' (sent to {self.layout.describe(req[0])})' if req else ''} "
+                 f"after step {step}: resume with --resume auto")
+    else: self.finish(step)
+
+# %% ../nbs/06_train.ipynb #fd7e87b7
+def _close_run(self:Trainer):
+    "Stop watching the peers and leave the process group (its errors at teardown ignored)."
+    if self.peers is not None and not self.peers.closed.is_set(): self.peers.close()
+    if self.world > 1 and dist.is_initialized():
+        try: dist.destroy_process_group()
+        except Exception: pass
+
+# %% ../nbs/06_train.ipynb #b07bf211
+def _run(self:Trainer) -> dict:
+    "Run this rank's part of the training; returns the summary (leader) or None."
+    c = self.cfg
+    _start_clocks(self)
     self.init_dist()
     try:
         self.check_run_dir()
@@ -1234,18 +1348,10 @@ def _run(self:Trainer) -> dict:
         self.setup_models()
         start = self.resume()
         if self.role.is_leader and start == 0: self.set_aside()
-        if self.role.is_leader:
-            (self.run_dir / 'config.json').write_text(json.dumps(dataclasses.asdict(c), indent=1))
-            self.write_data_report()
-            self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', c.tensorboard)
+        _open_records(self)
         if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
         t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
-        if self.stopped not in (None, 'end', 'time'):       # a signal, here or on another rank
-            if self.role.is_drafter and self.last_saved != step: self.save(step)
-            req = self.peers.stop_request() if self.peers is not None else None
-            self.say(f"stopped by {self.stopped}{f' (sent to {self.layout.describe(req[0])})' if req else ''} "
-                     f"after step {step}: resume with --resume auto")
-        else: self.finish(step)
+        _stop_or_finish(self, step)
         self.write_rank_stats(step)
         if self.role.is_leader: self.metrics.close()
         return self.summary
@@ -1253,10 +1359,7 @@ def _run(self:Trainer) -> dict:
         if self.peers is not None and not isinstance(e, PeerLost): self.report_failure(e)
         raise
     finally:
-        if self.peers is not None and not self.peers.closed.is_set(): self.peers.close()
-        if self.world > 1 and dist.is_initialized():
-            try: dist.destroy_process_group()
-            except Exception: pass
+        _close_run(self)
 Trainer.run = _run
 
 # %% ../nbs/06_train.ipynb #b0cbaf3c
@@ -1269,6 +1372,18 @@ def _report_failure(self:Trainer, e:Exception):
 Trainer.report_failure = _report_failure
 
 # %% ../nbs/06_train.ipynb #6f76476f
+def _launch_workers(cfg:TrainConfig, given, layout, argv) -> int:
+    "Check the inputs once, then launch this node's workers under torchrun (printing each node's command); torchrun's exit status."
+    _check_before_launch(cfg, given)       # bad input: one line here, not once per launched process
+    cmds = torchrun_commands(layout, argv, cfg.master_addr, cfg.master_port, cfg.run_dir)
+    for n, c in enumerate(cmds if layout.nnodes > 1 else []): _say(f"node {n} of {layout.nnodes} runs: {' '.join(c)}")
+    cmd = cmds[0]
+    where = f" on this node, {layout.world_size} in all" if layout.nnodes > 1 else ''
+    _say(f"launching {layout.procs_per_node} processes{where} ({layout.kind}: targets {layout.target_devices}, drafters "
+         f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
+    return _launch(cmd)
+
+# %% ../nbs/06_train.ipynb #d058a91b
 def main(argv=None) -> int:
     "Entry point of `dflash_nb_train`."
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -1278,14 +1393,7 @@ def main(argv=None) -> int:
         layout = resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)
         if cfg.plan: return plan_main(cfg, given)
         if layout.world_size > 1 and 'WORLD_SIZE' not in os.environ:
-            _check_before_launch(cfg, given)       # bad input: one line here, not once per launched process
-            cmds = torchrun_commands(layout, argv, cfg.master_addr, cfg.master_port, cfg.run_dir)
-            for n, c in enumerate(cmds if layout.nnodes > 1 else []): _say(f"node {n} of {layout.nnodes} runs: {' '.join(c)}")
-            cmd = cmds[0]
-            where = f" on this node, {layout.world_size} in all" if layout.nnodes > 1 else ''
-            _say(f"launching {layout.procs_per_node} processes{where} ({layout.kind}: targets {layout.target_devices}, drafters "
-                 f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
-            return _launch(cmd)
+            return _launch_workers(cfg, given, layout, argv)
         stop = StopFlag().install() if threading_main() else StopFlag()
         Trainer(cfg, given, stop).run()
         return 0
@@ -1347,41 +1455,59 @@ def _device_flags(lay) -> str:
     return f"--target-devices {t or '/'} --drafter-devices {d or '/'}" + (f" --nnodes {lay.nnodes}" if lay.nnodes > 1 else '')
 
 # %% ../nbs/06_train.ipynb #e7b63ce6
-def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
-    "`dflash_nb_train --plan`: the planner's table for this run's target, drafter, data and GPU count; rates given or measured here."
-    from transformers import AutoConfig
+def _plan_mix(c:TrainConfig, tok):
+    "The micro-batches one epoch of this run's data forms (tokenized with `tok`, bucketed as the run would), for the planner."
     from dflash_nb.buckets import derive_boundaries
     from dflash_nb.data import build_dataset
-    from dflash_nb.drafter import DFlashConfig
-    from dflash_nb.layout import plan_layout, parse_rates, dataset_mix, measure_rates, split_layout
-    from dflash_nb.targets import demo_target, load_tokenizer
-    c = dataclasses.replace(cfg, **{k: v for k, v in _profile(cfg, cpu=False).items() if k not in given})   # the GPU run's settings
-    rates = parse_rates(c.plan_rates) if c.plan_rates else None
-    if rates is None and not torch.cuda.is_available():
-        raise ConfigError("--plan: no GPU here to measure the rates on: give them, per GPU, with --plan-rates "
-                          "capture=TOKENS_S,drafter=TOKENS_S[,link=GB_S,inter=GB_S] (H200, Qwen3-8B shape: capture=28700,drafter=10300,link=311)")
-    path = demo_target() if c.target == 'demo' else Path(c.target)
-    tok, tcfg = load_tokenizer(path), AutoConfig.from_pretrained(path)
-    ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
-    dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
-                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+    from dflash_nb.layout import dataset_mix
     files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
     if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")
     ds = build_dataset(files, tok, c.max_length, cache_dir=Path(c.run_dir) / 'data_cache', progress=False, limit=c.max_records or None,
                        num_proc=_tokenize_procs(c))
     bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else [int(x) for x in c.boundaries.split(',')]
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
-    mix = dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
+    return dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
+
+# %% ../nbs/06_train.ipynb #14c22cb2
+def _plan_inputs(c:TrainConfig):
+    "What the planner needs of a run: `(target path, target config, drafter config, micro-batch mix of its data)`."
+    from transformers import AutoConfig
+    from dflash_nb.drafter import DFlashConfig
+    from dflash_nb.targets import demo_target, load_tokenizer
+    path = demo_target() if c.target == 'demo' else Path(c.target)
+    tok, tcfg = load_tokenizer(path), AutoConfig.from_pretrained(path)
+    ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
+    dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
+                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+    mix = _plan_mix(c, tok)
+    return path, tcfg, dcfg, mix
+
+# %% ../nbs/06_train.ipynb #a35b33dd
+def _say_recommendation(df, gpus:int, nnodes:int):
+    "Print the planner's recommended layout as the device flags that run it (or that none fits)."
+    from dflash_nb.layout import split_layout
+    best = df.attrs['recommended']
+    if best is None: _say("no layout fits in GPU memory: lower --max-tokens or --num-anchors"); return
+    T = 0 if best == 'colocated' else int(best.split(':')[0])
+    _say(f"recommended: {best} ({_device_flags(split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes))})")
+
+# %% ../nbs/06_train.ipynb #3b79df5a
+def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
+    "`dflash_nb_train --plan`: the planner's table for this run's target, drafter, data and GPU count; rates given or measured here."
+    from dflash_nb.layout import plan_layout, parse_rates, measure_rates
+    c = dataclasses.replace(cfg, **{k: v for k, v in _profile(cfg, cpu=False).items() if k not in given})   # the GPU run's settings
+    rates = parse_rates(c.plan_rates) if c.plan_rates else None
+    if rates is None and not torch.cuda.is_available():
+        raise ConfigError("--plan: no GPU here to measure the rates on: give them, per GPU, with --plan-rates "
+                          "capture=TOKENS_S,drafter=TOKENS_S[,link=GB_S,inter=GB_S] (H200, Qwen3-8B shape: capture=28700,drafter=10300,link=311)")
+    path, tcfg, dcfg, mix = _plan_inputs(c)
     rates = rates or measure_rates(path, dcfg, mix, dcfg.target_layer_ids)
     gpus = c.plan_gpus or (torch.cuda.device_count() or 8) * c.nnodes
     df = plan_layout(rates, gpus=gpus, nnodes=c.nnodes, target=tcfg, drafter=dcfg, layer_ids=dcfg.target_layer_ids, mix=mix,
                      grad_accum=c.grad_accum, inflight=c.inflight)
     _say(f"Split plan: {gpus} GPU(s) on {c.nnodes} node(s); {len(mix)} micro-batches of {mix.tokens.mean():,.0f} tokens on average; {rates}")
     _say(df.to_string(index=False, float_format=lambda x: f'{x:,.2f}' if abs(x) < 100 else f'{x:,.0f}'))
-    best = df.attrs['recommended']
-    if best is None: _say("no layout fits in GPU memory: lower --max-tokens or --num-anchors"); return 0
-    T = 0 if best == 'colocated' else int(best.split(':')[0])
-    _say(f"recommended: {best} ({_device_flags(split_layout(T, gpus - T, c.nnodes) if T else split_layout(gpus, 0, c.nnodes))})")
+    _say_recommendation(df, gpus, c.nnodes)
     return 0
 
 # %% ../nbs/06_train.ipynb #930719cd
