@@ -411,6 +411,12 @@ def _repr_markdown_(self:AcceptanceResult) -> str:
     rows = [f"| {k} | {v:.4g} |" if isinstance(v, float) else f"| {k} | {v} |" for k, v in self.summary().items()]
     return "| | |\n|---|---|\n" + "\n".join(rows)
 
+# %% ../nbs/07_eval.ipynb #b2e0a002
+@_method
+def __repr__(self:AcceptanceResult) -> str:
+    s = self.summary(); keys = ('prompts', 'steps', 'tokens', 'tau_pooled', 'tau_prompt_mean', 'speedup', 'identical', 'protocol')
+    return 'AcceptanceResult(' + ', '.join(f"{k}={s[k]:.4g}" if isinstance(s[k], float) else f"{k}={s[k]!r}" for k in keys if k in s) + ')'
+
 # %% ../nbs/07_eval.ipynb #e8e1076f
 def plot_tau_histogram(res:AcceptanceResult, ax=None):
     "Bar chart of the fraction of steps per acceptance length, with tau marked."

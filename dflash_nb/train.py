@@ -14,9 +14,9 @@ import torch.distributed as dist
 # %% auto #0
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at',
            'save_checkpoint', 'checkpoint_problem', 'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'StopFlag',
-           'MasterAdamW', 'MetricsLog', 'read_metrics', 'prepare_config', 'Trainer', 'weights_fingerprint',
-           'data_fingerprint', 'checkpoint_meta', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'main',
-           'threading_main', 'plan_main']
+           'MasterAdamW', 'MetricsLog', 'read_metrics', 'parse_profile_steps', 'prepare_config', 'Trainer',
+           'weights_fingerprint', 'data_fingerprint', 'checkpoint_meta', 'no_lone_row', 'pad_anchor_slots',
+           'tqdm_write', 'profile_headline', 'StepProfiler', 'main', 'threading_main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches,
@@ -86,6 +86,7 @@ class TrainConfig:
     small: str = _opt('auto', "'auto': small settings on a CPU-only run, and the 10-minute demo recipe for --target demo on a GPU; 'on' (small anywhere); 'off'")
     time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after); warm-up and cosine follow the clock (0 = none)")
     peak_tflops: float = _opt(790.0, "accelerator bf16 peak for MFU (790 = measured H200)")
+    profile_steps: str = _opt('', "profile drafter steps START:COUNT of this run (e.g. 40:8) with torch.profiler on the leader rank: run_dir/profile/ gets the top ops, kernel launches and syncs per step, and a Chrome trace ('' = off)")
     plan: bool = _opt(False, "print the split planner's table (trained tokens/s of every target:drafter split and colocated) for this run's target, drafter, data and GPUs, and exit")
     plan_rates: str = _opt('', "per-GPU rates for --plan, e.g. 'capture=28700,drafter=10300,link=311,inter=50' (tokens/s, GB/s); '' = measure them on this GPU")
     plan_gpus: int = _opt(0, "GPUs in all for --plan (0 = this machine's GPUs x --nnodes, or 8 per node without a GPU)")
@@ -345,6 +346,15 @@ def _resolve_options(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     if cfg.eval_protocol == 'reference' and 'eval_max_new_tokens' not in given: cfg.eval_max_new_tokens = 2048  # the reference's length
     return cfg
 
+# %% ../nbs/06_train.ipynb #a1f0c002
+def parse_profile_steps(s:str) -> tuple|None:
+    "`'START:COUNT'` (e.g. `'40:8'`) as `(start, count)`, `''` as None; anything else a `ConfigError`."
+    if not s: return None
+    try: a, n = (int(x) for x in s.split(':'))
+    except ValueError: a = n = -1
+    if a < 0 or n < 1: raise ConfigError(f"--profile-steps {s!r}: use START:COUNT with START >= 0 and COUNT >= 1, e.g. 40:8")
+    return a, n
+
 # %% ../nbs/06_train.ipynb #b810300d
 def _check_values(cfg:TrainConfig, cpu:bool):
     "A `ConfigError` naming the first option out of range (and what it accepts); malformed layer ids or devices raise here too."
@@ -372,6 +382,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
+    parse_profile_steps(cfg.profile_steps)
     resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)  # device errors surface here
 
 # %% ../nbs/06_train.ipynb #40dc7341
@@ -1100,6 +1111,48 @@ def _after_step(self:Trainer, step:int, m:dict, bar):
     if step % c.save_every == 0 and step < self.total_steps: self.save(step)
     if c.eval_every and step % c.eval_every == 0 and step < self.total_steps: self.evaluate(step)
 
+# %% ../nbs/06_train.ipynb #a1f0c005
+_LAUNCHES = ('cudaLaunchKernel', 'cuLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernelEx')
+
+def profile_headline(ka, wall:float, steps:int) -> dict:
+    "Per step: wall ms, GPU kernel ms, kernel launches and syncs by kind, from a profiler's `key_averages()` over `steps` steps."
+    gpu_us = sum(getattr(e, 'self_device_time_total', 0) for e in ka if e.device_type == torch.autograd.DeviceType.CUDA)
+    syncs = {e.key: e.count / steps for e in ka if 'ynchronize' in e.key or e.key in ('aten::item', 'aten::_local_scalar_dense')}
+    return dict(steps=steps, wall_ms=wall * 1e3 / steps, gpu_ms=gpu_us / 1e3 / steps,
+                launches=sum(e.count for e in ka if e.key in _LAUNCHES) / steps, syncs=syncs)
+
+# %% ../nbs/06_train.ipynb #a1f0c009
+class StepProfiler:
+    "torch.profiler over drafter steps `[start, start + count)` of this run; the report goes to folder `out`."
+    def __init__(self, start:int, count:int, out, device):
+        self.start, self.count, self.out, self.cuda, self.n, self.prof = start, count, Path(out), torch.device(device).type == 'cuda', 0, None
+    def _sync(self):
+        if self.cuda: torch.cuda.synchronize()
+    def before(self):
+        if self.n != self.start: return
+        acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if self.cuda else [])
+        self._sync(); self.prof = torch.profiler.profile(activities=acts); self.prof.__enter__(); self.t0 = time.perf_counter()
+    def after(self) -> str|None:
+        "Count the step; at the window's end, stop the profiler and return the report's first line."
+        self.n += 1
+        if self.prof is None or self.n != self.start + self.count: return None
+        self._sync(); wall = time.perf_counter() - self.t0; self.prof.__exit__(None, None, None)
+        line = self.report(wall); self.prof = None
+        return line
+
+# %% ../nbs/06_train.ipynb #a1f0c011
+def _report(self:StepProfiler, wall:float) -> str:
+    ka = self.prof.key_averages(); h = profile_headline(ka, wall, self.count)
+    lines = [f"profiled drafter steps {self.start}-{self.start + self.count - 1}: {h['wall_ms']:.1f} ms/step, GPU kernels "
+             f"{h['gpu_ms']:.1f} ms/step, {h['launches']:.0f} kernel launches/step, syncs/step {h['syncs']}"]
+    for key in ('self_device_time_total', 'self_cpu_time_total', 'cpu_time_total'):
+        try: lines.append(f"top ops by {key}:\n" + ka.table(sort_by=key, row_limit=30, max_name_column_width=70))
+        except Exception as e: lines.append(f"top ops by {key}: not available ({e})")
+    self.out.mkdir(parents=True, exist_ok=True); (self.out / 'summary.txt').write_text('\n'.join(lines) + '\n')
+    (self.out / 'headline.json').write_text(json.dumps(h, indent=1)); self.prof.export_chrome_trace(str(self.out / 'trace.json'))
+    return lines[0]
+StepProfiler.report = _report
+
 # %% ../nbs/06_train.ipynb #b8119b75
 def _loop(self:Trainer, start:int):
     from tqdm.auto import tqdm
@@ -1108,6 +1161,8 @@ def _loop(self:Trainer, start:int):
     self.durations, t_prev = deque(maxlen=100), time.time()
     bar = tqdm(total=self.total_steps, initial=start, desc='train', unit='step', dynamic_ncols=True,
                disable=not self.role.is_leader, mininterval=1.0)
+    win = parse_profile_steps(c.profile_steps) if self.role.is_drafter and self.role.is_leader else None
+    prof = StepProfiler(*win, self.run_dir / 'profile', self.device) if win else None
     try:
         while True:
             if not self.role.is_drafter:                    # a pure target produces until the drafters' stop step
@@ -1118,7 +1173,9 @@ def _loop(self:Trainer, start:int):
             if step >= self.total_steps: break
             if (why := self.agree_stop()): self.stopped = why; break
             epoch, k = self.locate(step)
+            if prof: prof.before()
             m = self.drafter_step(step, epoch, k)
+            if prof and (line := prof.after()): tqdm_write(line)
             step += 1
             now = time.time(); self.durations.append(now - t_prev); t_prev = now
             if self.t_first is None: self.t_first = now                     # the clock of a time budget starts here
