@@ -1115,11 +1115,12 @@ def _after_step(self:Trainer, step:int, m:dict, bar):
 _LAUNCHES = ('cudaLaunchKernel', 'cuLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernelEx')
 
 def profile_headline(ka, wall:float, steps:int) -> dict:
-    "Per step: wall ms, GPU kernel ms, kernel launches and syncs by kind, from a profiler's `key_averages()` over `steps` steps."
+    "Per step: wall ms, GPU kernel ms, kernel launches, scalar reads and device syncs, from a profiler's `key_averages()` over `steps` steps."
     gpu_us = sum(getattr(e, 'self_device_time_total', 0) for e in ka if e.device_type == torch.autograd.DeviceType.CUDA)
-    syncs = {e.key: e.count / steps for e in ka if 'ynchronize' in e.key or e.key in ('aten::item', 'aten::_local_scalar_dense')}
-    return dict(steps=steps, wall_ms=wall * 1e3 / steps, gpu_ms=gpu_us / 1e3 / steps,
-                launches=sum(e.count for e in ka if e.key in _LAUNCHES) / steps, syncs=syncs)
+    count = lambda keep: sum(e.count for e in ka if keep(e.key)) / steps
+    return dict(steps=steps, wall_ms=wall * 1e3 / steps, gpu_ms=gpu_us / 1e3 / steps, launches=count(lambda k: k in _LAUNCHES),
+                scalar_reads=count(lambda k: k == 'aten::_local_scalar_dense'),     # .item(), bool(t), ...: each waits for the device
+                syncs=count(lambda k: 'ynchronize' in k))                           # cuda*Synchronize, the scalar reads' included
 
 # %% ../nbs/06_train.ipynb #a1f0c009
 class StepProfiler:
@@ -1144,7 +1145,7 @@ class StepProfiler:
 def _report(self:StepProfiler, wall:float) -> str:
     ka = self.prof.key_averages(); h = profile_headline(ka, wall, self.count)
     lines = [f"profiled drafter steps {self.start}-{self.start + self.count - 1}: {h['wall_ms']:.1f} ms/step, GPU kernels "
-             f"{h['gpu_ms']:.1f} ms/step, {h['launches']:.0f} kernel launches/step, syncs/step {h['syncs']}"]
+             f"{h['gpu_ms']:.1f} ms/step; per step {h['launches']:.0f} kernel launches, {h['scalar_reads']:.0f} scalar reads, {h['syncs']:.0f} device syncs"]
     for key in ('self_device_time_total', 'self_cpu_time_total', 'cpu_time_total'):
         try: lines.append(f"top ops by {key}:\n" + ka.table(sort_by=key, row_limit=30, max_name_column_width=70))
         except Exception as e: lines.append(f"top ops by {key}: not available ({e})")
