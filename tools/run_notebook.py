@@ -69,7 +69,9 @@ def run(fn: Path, out=None, skip=frozenset(), max_lines: int = 40) -> bool:
         if d.get('eval:', [''])[0].lower() == 'false' or skip & d.keys(): return True
         cell.outputs = []   # a cell that now prints nothing must not keep what it printed before
         return False
-    def _post(cell): cell.outputs = short_outputs(cell.get('outputs', []), max_lines)
+    def _post(cell):   # a line per cell as it ends, so that a run stopped by a time limit still says where it was
+        cell.outputs = short_outputs(cell.get('outputs', []), max_lines)
+        print(f'[{fn.name}] cell {cell.get("id")} done at {time.time() - t0:.0f} s', file=sys.stderr, flush=True)
     sh = CaptureShell(fn, mpl_format='png'); t0 = time.time(); ok = True
     cwd = os.getcwd(); os.chdir(fn.parent)
     try: sh.run_all(nb, exc_stop=True, preproc=_skip, postproc=_post)
