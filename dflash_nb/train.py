@@ -97,7 +97,7 @@ class TrainConfig:
 CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=1536, epochs=1, max_steps=32,
                  save_every=16, eval_every=16, eval_prompts=4, eval_max_new_tokens=48, num_buckets=3,
                  max_records=2000)
-DEMO_GPU = dict(max_tokens=4096, max_length=1024, epochs=40, time_limit_min=8.0, eval_every=0, save_every=1000,
+DEMO_GPU = dict(max_tokens=16384, num_anchors=32, max_length=1024, epochs=40, time_limit_min=8.0, eval_every=0, save_every=1000,
                 eval_prompts=100)
 
 def _profile(cfg:TrainConfig, cpu:bool) -> dict:
