@@ -65,6 +65,8 @@ def run(fn: Path, out=None, skip=frozenset(), max_lines: int = 40, only=None) ->
     from execnb.shell import CaptureShell
     from nbdev.process import extract_directives
     fn = Path(fn).resolve(); nb = read_nb(fn)
+    if only is not None and (unknown := sorted(only - {c.get('id') for c in nb.cells})):
+        print(f'{fn.name}: no cell with id {", ".join(unknown)}', file=sys.stderr); return False
     def _skip(cell):
         if cell.cell_type != 'code': return True
         if 'nbdev_export' + '(' in cell.source: return True
