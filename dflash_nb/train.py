@@ -80,6 +80,7 @@ class TrainConfig:
     eval_protocol: str = _opt('ours', "how tau counts: 'ours' (a step cut by the length or a stop token counts what it kept; pooled first) or 'reference' (z-lab benchmark: every step a+1, eos stop, per-prompt mean first); both figures are reported")
     resume: str = _opt('auto', "'auto' (continue from run_dir's latest checkpoint if any), 'none', or a checkpoint folder")
     inflight: int = _opt(2, "hidden-state batches a target rank may have in flight (run-ahead)")
+    capture_ahead: bool = _opt(False, "a rank holding a target and the drafter captures the next step's hidden states while this step's backward and optimizer step run (on a GPU on a side stream) instead of in the step; the same weights either way (off until its speed is measured on a GPU: 08_bench)")
     timeout_min: float = _opt(10.0, "collective / point-to-point timeout in minutes (a dead rank stops the job)")
     compile: bool = _opt(True, "torch.compile the drafter attention (flex) with the compile-safety checks")
     tensorboard: bool = _opt(True, "also log to TensorBoard when it is installed")
@@ -929,7 +930,11 @@ Trainer.check_resume = _check_resume
 
 # %% ../nbs/06_train.ipynb #5876bb3f
 def _hidden_for(self:Trainer, b:dict, i:int):
-    "Hidden states of micro-batch `i`: captured here (single / colocated) or received from its target rank."
+    "Hidden states of micro-batch `i`: captured ahead, captured here (single / colocated), or received from its target rank."
+    if 'hidden' in b:                                   # captured ahead, in the step before (`capture_ahead`)
+        h, ev = b.pop('hidden'), b.pop('ready')
+        if ev is not None: cur = torch.cuda.current_stream(self.device); cur.wait_event(ev); h.record_stream(cur)
+        return h
     if self.role.is_target:
         t0 = time.perf_counter()
         h = self.target.capture(b['input_ids'], b['attention_mask'])
@@ -938,6 +943,28 @@ def _hidden_for(self:Trainer, b:dict, i:int):
         return h
     return self.transport.recv(b['uid'], src=self.layout.target_ranks[self.layout.target_of(i)])
 Trainer.hidden_for = _hidden_for
+
+# %% ../nbs/06_train.ipynb #4b6126e5
+def _capture_side(self:Trainer, b:dict):
+    "Capture micro-batch `b` on the rank's side stream: `(hidden, event it is ready at)`; on a CPU `(hidden, None)`."
+    t0 = time.perf_counter()
+    if self.device.type != 'cuda': h, ev = self.target.capture(b['input_ids'], b['attention_mask']), None
+    else:
+        if getattr(self, 'side_stream', None) is None: self.side_stream = torch.cuda.Stream(self.device)
+        with torch.cuda.stream(self.side_stream):
+            h = self.target.capture(b['input_ids'], b['attention_mask']); ev = torch.cuda.Event(); ev.record()
+    self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
+    return h, ev
+
+# %% ../nbs/06_train.ipynb #04c25731
+def _capture_ahead(self:Trainer, step:int):
+    "Make and capture step `step`'s micro-batches of this rank now (a rank with target and drafter, `--capture-ahead`)."
+    if not (self.cfg.capture_ahead and self.role.is_target and self.role.is_drafter) or step >= self.total_steps: return
+    epoch, k = self.locate(step)
+    for i in drafter_batches(k, self.role.drafter_idx, self.layout_D, self.cfg.grad_accum):
+        b = self.micro_batch(epoch, i); b['hidden'], b['ready'] = _capture_side(self, b)
+        self.ahead[(epoch, i)] = b
+Trainer.capture_ahead = _capture_ahead
 
 # %% ../nbs/06_train.ipynb #2891645b
 def _target_step(self:Trainer, epoch:int, k:int):
@@ -954,11 +981,12 @@ Trainer.target_step = _target_step
 # %% ../nbs/06_train.ipynb #076b2b07
 def _step_inputs(self:Trainer, epoch:int, k:int):
     "This rank's micro-batches of step `k` moved to its device, their targets, and the loss denominator summed over drafter ranks."
-    from dflash_nb.drafter import prepare_targets
+    from dflash_nb.drafter import prepare_targets, train_step_flops
     c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
     idxs = drafter_batches(k, self.role.drafter_idx, D, c.grad_accum)
-    mbs = [self.micro_batch(epoch, i) for i in idxs]
-    for b in mbs:
+    mbs = [self.ahead.pop((epoch, i), None) or self.micro_batch(epoch, i) for i in idxs]   # made ahead, else now
+    for b in mbs:                  # counted on the host: read back from the GPU, they would wait for it mid-step
+        b['blocks'], b['flops'] = int(b['keep'].sum()), train_step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
         for key in ('input_ids', 'loss_mask', 'attention_mask', 'anchors', 'keep'): b[key] = b[key].to(dev, non_blocking=True)
     tg = [prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], bs, self.dcfg.mask_token_id, self.gamma) for b in mbs]
     den = torch.stack([t['weight_sum'].double() for t in tg]).sum()
@@ -977,7 +1005,7 @@ def _step_lr(self:Trainer, step:int) -> float:
 # %% ../nbs/06_train.ipynb #bc7c4365
 def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
     "Forward and backward over the step's micro-batches (DDP syncs on the last one); `(sums, FLOPs)`."
-    from dflash_nb.drafter import dflash_forward_loss, train_step_flops
+    from dflash_nb.drafter import dflash_forward_loss
     import contextlib
     c, D, bs = self.cfg, self.layout_D, self.dcfg.block_size
     acc = torch.zeros(4 + 2 * bs, dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count
@@ -989,11 +1017,11 @@ def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
             out = dflash_forward_loss(self.model, self.embed, self.head, b['input_ids'], b['loss_mask'], hidden, b['anchors'],
                                       b['keep'], gamma=self.gamma, backend=c.attention, chunk_blocks=c.chunk_blocks, targets=t)
             (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()
-        nblk = int(b['keep'].sum()) * bs
+        nblk = b['blocks'] * bs
         acc[0] += out['loss_sum'].detach().double(); acc[1] += out['weight_sum'].double()
         acc[2] += b['attention_mask'][:b['rows']].sum(); acc[3] += nblk
         acc[4:4 + bs] += out['correct'].double(); acc[4 + bs:] += out['count'].double()
-        flops += train_step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
+        flops += b['flops']
     return acc, flops
 
 # %% ../nbs/06_train.ipynb #1ecaf5e1
@@ -1024,10 +1052,11 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
     idxs, mbs, tg, den = _step_inputs(self, epoch, k)
     lr = _step_lr(self, step)
     acc, flops = _accumulate_grads(self, idxs, mbs, tg, den)
+    self.capture_ahead(step + 1)             # launched while the GPU still runs this step's backward
     gnorm = self.opt.clip_and_step(self.cfg.clip_grad)
     self.opt.zero_grad()
     if self.layout_D > 1: dist.all_reduce(acc, group=self.drafter_group)
-    if self.device.type == 'cuda': torch.cuda.synchronize(self.device)
+    if self.device.type == 'cuda': torch.cuda.current_stream(self.device).synchronize()   # the drafter's stream: a capture ahead runs on
     return _step_metrics(self, step, epoch, idxs, acc, flops, lr, gnorm, time.perf_counter() - t0, wait0, cap0)
 Trainer.drafter_step = _drafter_step
 
@@ -1182,7 +1211,7 @@ def _loop(self:Trainer, start:int):
             if self.t_first is None: self.t_first = now                     # the clock of a time budget starts here
             _after_step(self, step, m, bar)
     except StopRequested: pass
-    finally: bar.close()
+    finally: bar.close(); self.ahead.clear()        # captured beyond the step the run stopped at
     self.end_streams(step)
     return step
 Trainer.loop = _loop
@@ -1262,6 +1291,7 @@ Trainer.speedup_prompts = _speedup_prompts
 def _evaluate(self:Trainer, step:int, final:bool=False):
     "Measure tau on held-out prompts (leader with a local target); log it and export the best drafter."
     if not (self.role.is_leader and self.role.is_target): return None
+    if self.device.type == 'cuda': torch.cuda.synchronize(self.device)    # a capture ahead finished before decoding
     out = self._measure_tau(self.drafter, step, baseline=self.speedup_prompts() if final else False, final=final)  # speed vs target alone: at the end (GPU)
     if out is None: return None
     r = out
@@ -1366,6 +1396,7 @@ def _start_clocks(self:Trainer):
     self.t_start, self.deadline, self.capture_s, self.captured_tokens = time.time(), None, 0., 0
     self.t_first, self.p0, self.last_progress = None, 0.0, None
     self.last_metrics = self.summary = None
+    self.ahead = {}                                       # (epoch, micro-batch) -> micro-batch captured ahead
 
 # %% ../nbs/06_train.ipynb #e3321c1f
 def _open_records(self:Trainer):
