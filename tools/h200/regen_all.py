@@ -2,12 +2,13 @@
 
   python3 tools/h200/regen_all.py PROMPTS OUTDIR [--deadline-s 540] [--max-new-tokens 256] [--batch-size 1024]
                                   [--limit N] [--turns auto|first|all] [--temperature 0] [--seed 0] [--name NAME]
-                                  [--target PATH] [--procs N]
+                                  [--target PATH] [--procs N] [--skip DONE.jsonl.gz,...]
 
 PROMPTS: a JSONL file (gzipped or not) of `messages` records, e.g. data_samples/chitchat_train.jsonl.gz; fields
 other than `messages` (`chat`, `turn`) are carried into the answers. The model is `dflash_nb.targets.demo_target()`
 (SmolLM2-135M-Instruct) in bf16 with SDPA attention on a GPU (float32 on CPU), or the HF folder `--target PATH`
-(e.g. a `make_tiny_target` for a dry run); answers are greedy unless `--temperature` > 0, made by
+(e.g. a `make_tiny_target` for a dry run); `--skip` leaves out the records already answered in those files (same
+`chat` and `turn`, or the same user turns when a record has no such fields), before `--limit`; answers are greedy unless `--temperature` > 0, made by
 `dflash_nb.data.regenerate` (`turns='all'` when a record holds several user turns: every one is answered).
 
 One process per GPU (`--procs` on CPU), process r answering records r, r+N, r+2N, ... of the first `--limit`, in
@@ -44,6 +45,7 @@ def _args(argv=None):
     p.add_argument('--name', default=None, help="output name (default: PROMPTS' stem + _greedy or _t{T}_s{SEED})")
     p.add_argument('--target', default=None, help="HF model folder instead of the demo target (e.g. a tiny one for a dry run)")
     p.add_argument('--procs', type=int, default=None, help="processes (default: one per visible GPU, 1 on CPU)")
+    p.add_argument('--skip', default='', help="comma-separated answer files: their records (by chat and turn) are not answered again")
     p.add_argument('--worker', type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument('--world', type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument('--deadline-at', type=float, default=None, help=argparse.SUPPRESS)
@@ -59,9 +61,19 @@ def _open(path, mode='r'):
     with open(path, 'rb') as f: gz = f.read(2) == b'\x1f\x8b'
     return gzip.open(path, 'rt', encoding='utf-8-sig') if gz else open(path, encoding='utf-8-sig')
 
-def _records(path, limit=None) -> list:
+def _key(r):
+    "What identifies a prompt across files: its chat and turn, else its user turns."
+    if 'chat' in r and 'turn' in r: return ('chat', r['chat'], r['turn'])
+    return ('users',) + tuple(m.get('content', m.get('value')) for m in r.get('messages', r.get('conversations', []))
+                              if m.get('role', m.get('from')) in ('user', 'human'))
+
+def _records(path, limit=None, skip='') -> list:
+    "The prompt records of `path`, without those already answered in the `skip` files, the first `limit` of them."
     with _open(path) as f: recs = [json.loads(l) for l in f if l.strip()]
-    return recs[:limit]
+    done = set()
+    for s in filter(None, skip.split(',')):
+        with _open(s) as f: done.update(_key(json.loads(l)) for l in f if l.strip())
+    return [r for r in recs if _key(r) not in done][:limit]
 
 def _gpus() -> list:
     "The visible GPUs' ids for CUDA_VISIBLE_DEVICES, from the variable itself or `nvidia-smi -L` (none without either)."
@@ -115,7 +127,7 @@ def worker(a):
     t0, rank, world = T0, a.worker, a.world
     dev = 'cuda' if torch.cuda.is_available() else 'cpu'
     if dev == 'cpu': torch.set_num_threads(max(1, (os.cpu_count() or 1) // world))
-    recs = _records(a.prompts, a.limit)
+    recs = _records(a.prompts, a.limit, a.skip)
     if a.turns == 'auto': a.turns = _turns(recs)
     mine = [(i, r) for i, r in enumerate(recs) if i % world == rank]
     path = _model_path(a)
@@ -196,14 +208,14 @@ def main(a):
         cmd = [sys.executable, __file__, a.prompts, a.outdir, '--worker', str(r), '--world', str(world), '--deadline-at', repr(at),
                '--name', a.name, '--turns', a.turns, '--batch-size', str(a.batch_size), '--max-new-tokens', str(a.max_new_tokens),
                '--chunk-batches', str(a.chunk_batches), '--first-batch', str(a.first_batch), '--temperature', repr(a.temperature),
-               '--top-p', repr(a.top_p), '--seed', str(a.seed)] + (['--limit', str(a.limit)] if a.limit else []) \
+               '--top-p', repr(a.top_p), '--seed', str(a.seed), '--skip', a.skip] + (['--limit', str(a.limit)] if a.limit else []) \
               + (['--target', a.target] if a.target else [])
         procs.append(subprocess.Popen(cmd, env=env))
     hard, killed = start + a.deadline_s - reserve / 2, []
     for r, p in enumerate(procs):
         try: p.wait(timeout=max(0.1, hard - time.time()))
         except subprocess.TimeoutExpired: p.kill(); p.wait(); killed.append(r)
-    n_recs = len(_records(a.prompts, a.limit))
+    n_recs = len(_records(a.prompts, a.limit, a.skip))
     got = sorted((x for r in range(world) if (parts / f'r{r}.jsonl').exists() for x in _read_part(parts / f'r{r}.jsonl')),
                  key=lambda x: x['i'])
     done = {x['i'] for x in got}   # answered, or left out by regenerate (an empty answer): attempted either way
@@ -226,7 +238,7 @@ def main(a):
         answer_tokens=sum(x.get('answer_tokens', 0) for x in ranks),
         answer_tokens_per_s=round(sum(x.get('answer_tokens', 0) for x in ranks) / gen_s) if gen_s else None,
         wall_s=round(time.time() - start, 2), deadline_s=a.deadline_s, reserve_s=reserve,
-        settings=dict(prompts=a.prompts, prompts_sha256=sha, limit=a.limit, model=a.target or 'dflash_nb.targets.demo_target()',
+        settings=dict(prompts=a.prompts, prompts_sha256=sha, limit=a.limit, skip=a.skip, model=a.target or 'dflash_nb.targets.demo_target()',
                       dtype='bfloat16' if n_gpu else 'float32', attn='sdpa', temperature=a.temperature, top_p=a.top_p,
                       seed=a.seed, max_new_tokens=a.max_new_tokens, batch_size=a.batch_size, chunk_batches=a.chunk_batches,
                       first_batch=a.first_batch, turns=next((x['turns'] for x in ranks if 'turns' in x), a.turns),
