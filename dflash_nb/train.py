@@ -928,6 +928,11 @@ def _check_resume(self:Trainer):
     _note_finished(self, step)
 Trainer.check_resume = _check_resume
 
+# %% ../nbs/06_train.ipynb #39434ce8
+def _count_capture(self:Trainer, b:dict, t0:float):
+    "Add a capture of micro-batch `b` begun at `t0` (`perf_counter`) to the rank's capture time and captured tokens."
+    self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
+
 # %% ../nbs/06_train.ipynb #5876bb3f
 def _hidden_for(self:Trainer, b:dict, i:int):
     "Hidden states of micro-batch `i`: captured ahead, captured here (single / colocated), or received from its target rank."
@@ -939,7 +944,7 @@ def _hidden_for(self:Trainer, b:dict, i:int):
         t0 = time.perf_counter()
         h = self.target.capture(b['input_ids'], b['attention_mask'])
         if self.device.type == 'cuda': torch.cuda.current_stream().synchronize()
-        self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
+        _count_capture(self, b, t0)
         return h
     return self.transport.recv(b['uid'], src=self.layout.target_ranks[self.layout.target_of(i)])
 Trainer.hidden_for = _hidden_for
@@ -953,7 +958,7 @@ def _capture_side(self:Trainer, b:dict):
         if getattr(self, 'side_stream', None) is None: self.side_stream = torch.cuda.Stream(self.device)
         with torch.cuda.stream(self.side_stream):
             h = self.target.capture(b['input_ids'], b['attention_mask']); ev = torch.cuda.Event(); ev.record()
-    self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
+    _count_capture(self, b, t0)
     return h, ev
 
 # %% ../nbs/06_train.ipynb #04c25731
@@ -974,7 +979,7 @@ def _target_step(self:Trainer, epoch:int, k:int):
         b = self.collate(epoch, i)
         t0 = time.perf_counter()
         h = self.target.capture(b['input_ids'], b['attention_mask'])
-        self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
+        _count_capture(self, b, t0)
         self.transport.send(h, epoch * 2**32 + i, dst=self.layout.drafter_ranks[d])
 Trainer.target_step = _target_step
 
@@ -1056,7 +1061,7 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
     gnorm = self.opt.clip_and_step(self.cfg.clip_grad)
     self.opt.zero_grad()
     if self.layout_D > 1: dist.all_reduce(acc, group=self.drafter_group)
-    if self.device.type == 'cuda': torch.cuda.current_stream(self.device).synchronize()   # the drafter's stream: a capture ahead runs on
+    if self.device.type == 'cuda': torch.cuda.current_stream(self.device).synchronize()   # this stream only: a capture ahead may run on
     return _step_metrics(self, step, epoch, idxs, acc, flops, lr, gnorm, time.perf_counter() - t0, wait0, cap0)
 Trainer.drafter_step = _drafter_step
 
