@@ -18,9 +18,9 @@ __all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'DFLASH_PY', 'DFlashC
            'create_dflash_block_mask', 'flex_dflash_attention', 'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin',
            'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache',
            'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels', 'prepare_targets',
-           'head_cross_entropy', 'chunked_lm_loss', 'dflash_forward_loss', 'expected_acceptance_length',
-           'slot_accuracy', 'attention_pairs', 'train_step_flops', 'step_breakdown', 'profile_step',
-           'benchmark_drafter']
+           'dpace_weights', 'head_cross_entropy', 'chunked_lm_loss', 'dflash_forward_loss',
+           'expected_acceptance_length', 'slot_accuracy', 'attention_pairs', 'train_step_flops', 'step_breakdown',
+           'profile_step', 'benchmark_drafter']
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
 from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
@@ -700,30 +700,52 @@ def block_labels(input_ids, loss_mask, anchors, keep, block_size:int, gamma:floa
     w = slot_weights(block_size, gamma, anchors.device) * (keep[:, :, None] & inside & sup)
     return labels, w
 
+# %% ../nbs/03_drafter.ipynb #e9114e1c
+def _per_sequence(valid):
+    "D-PACE's normalisation: each sequence's blocks weigh 1/A (A = its blocks with a label), the denominator counts sequences with one."
+    A = (valid.sum(-1) > 0).sum(-1)                                    # [B] valid anchors per sequence
+    return valid / A.clamp(min=1)[:, None, None], (A > 0).sum().to(valid.dtype)
+
 # %% ../nbs/03_drafter.ipynb #6304d112
-def prepare_targets(input_ids, loss_mask, anchors, keep, block_size:int, mask_token_id:int, gamma:float|None=None) -> dict:
-    "Everything a step needs before the forward: block_ids [B, N*bs], labels/weights [B, N, bs], weight_sum."
-    gamma = default_gamma(block_size) if gamma is None else gamma
-    labels, weights = block_labels(input_ids, loss_mask, anchors, keep, block_size, gamma)
-    return dict(block_ids=block_inputs(input_ids, anchors, keep, block_size, mask_token_id), labels=labels,
-                weights=weights, weight_sum=weights.sum(), anchors=anchors, keep=keep)
+def prepare_targets(input_ids, loss_mask, anchors, keep, block_size:int, mask_token_id:int, gamma:float|None=None,
+                    loss:str='decay', dpace_alpha:float=0.5) -> dict:
+    "What a step needs before the forward: block_ids [B, N*bs], labels/weights [B, N, bs], weight_sum (the denominator), dpace."
+    if loss not in ('decay', 'dpace'): raise ValueError(f"prepare_targets: loss {loss!r}: use 'decay' or 'dpace'")
+    if loss == 'decay': gamma = default_gamma(block_size) if gamma is None else gamma
+    labels, weights = block_labels(input_ids, loss_mask, anchors, keep, block_size, gamma if loss == 'decay' else None)
+    weights, weight_sum = (weights, weights.sum()) if loss == 'decay' else _per_sequence(weights)
+    return dict(block_ids=block_inputs(input_ids, anchors, keep, block_size, mask_token_id), labels=labels, weights=weights,
+                weight_sum=weight_sum, anchors=anchors, keep=keep, dpace=(block_size - 1, dpace_alpha) if loss == 'dpace' else None)
+
+# %% ../nbs/03_drafter.ipynb #85c3a6f3
+def dpace_weights(ce, w, k:int, alpha:float=0.5):
+    "D-PACE weights [r]: w * sum_{m>=j} prod_{i<=m} q~_i over blocks of k rows, q~ = (1-alpha) exp(-CE) + alpha; w = 0: no label."
+    c, w = ce.detach().float().view(-1, k), w.detach().float().view(-1, k)
+    valid = w > 0
+    q = torch.where(valid, (1 - alpha) * torch.exp(-c) + alpha, 1.0)    # a position without a label is transparent
+    pre = torch.cumprod(q, -1) * valid
+    return (pre.flip(-1).cumsum(-1).flip(-1) * w).view(-1)
 
 # %% ../nbs/03_drafter.ipynb #95567c92
-def _ce_chunk_inplace(logits, lab, w, need_grad:bool):
-    "logits [r, V], labels [r], weights [r] -> (weighted CE sum, argmax [r], w*(softmax - onehot) in logits' dtype or None)."
+def _ce_chunk_inplace(logits, lab, w, need_grad:bool, dpace:tuple|None=None):
+    "logits [r, V], labels [r], weights [r] -> (weighted CE sum, argmax [r], w*(softmax - onehot) or None); `dpace=(k, alpha)`: D-PACE weights."
     x, lab1 = logits.float(), lab[:, None]
     lse = torch.logsumexp(x, -1)
-    loss, pred = ((lse - x.gather(1, lab1)[:, 0]) * w).sum(), x.argmax(-1)
+    ce = lse - x.gather(1, lab1)[:, 0]
+    if dpace: w = dpace_weights(ce, w, *dpace)
+    loss, pred = (ce * w).sum(), x.argmax(-1)
     if not need_grad: return loss, pred, None
     p = x.sub_(lse[:, None]).exp_().scatter_add_(1, lab1, -torch.ones_like(lab1, dtype=x.dtype))   # softmax - onehot
     return loss, pred, p.mul_(w[:, None]).to(logits.dtype)
 
 # %% ../nbs/03_drafter.ipynb #76a9f312
-def _ce_chunk_fused(logits, lab, w, need_grad:bool):
+def _ce_chunk_fused(logits, lab, w, need_grad:bool, dpace:tuple|None=None):
     "`_ce_chunk_inplace`'s results from pointwise math and reductions, for torch.compile to fuse."
     x = logits.float()
     lse = torch.logsumexp(x, -1)
-    loss, pred = ((lse - x.gather(1, lab[:, None])[:, 0]) * w).sum(), x.argmax(-1)
+    ce = lse - x.gather(1, lab[:, None])[:, 0]
+    if dpace: w = dpace_weights(ce, w, *dpace)
+    loss, pred = (ce * w).sum(), x.argmax(-1)
     if not need_grad: return loss, pred, None
     hot = torch.arange(x.shape[1], device=x.device)[None] == lab[:, None]
     return loss, pred, (((x - lse[:, None]).exp() - hot.to(x.dtype)) * w[:, None]).to(logits.dtype)
@@ -731,24 +753,24 @@ def _ce_chunk_fused(logits, lab, w, need_grad:bool):
 # %% ../nbs/03_drafter.ipynb #8ce598a4
 _CE = {}
 
-def _ce_chunk(logits, lab, w, need_grad:bool, fused:bool):
+def _ce_chunk(logits, lab, w, need_grad:bool, fused:bool, dpace:tuple|None=None):
     "One chunk of `_HeadCE`: compiled and fused (`fused=True`), or eager and in place."
-    if not fused: return _ce_chunk_inplace(logits, lab, w, need_grad)
+    if not fused: return _ce_chunk_inplace(logits, lab, w, need_grad, dpace)
     key = _dev_key(logits.device)
     if key not in _CE: _CE[key] = _compile(compiled_only(_ce_chunk_fused), logits.device)
-    return _CE[key](logits, lab, w, need_grad)
+    return _CE[key](logits, lab, w, need_grad, dpace)
 
 # %% ../nbs/03_drafter.ipynb #fe037de1
 class _HeadCE(torch.autograd.Function):
     "Weighted CE sum through a frozen head, chunk by chunk; d(loss)/dh is computed in the forward and only scaled in backward."
     @staticmethod
-    def forward(ctx, h, head_weight, labels, weights, rows:int, need_grad:bool, fused:bool):
+    def forward(ctx, h, head_weight, labels, weights, rows:int, need_grad:bool, fused:bool, dpace:tuple|None=None):
         loss, pred = h.new_zeros((), dtype=torch.float32), torch.empty_like(labels)
         grad = torch.empty_like(h) if need_grad else None
         for i in range(0, h.shape[0], rows):
             j = min(i + rows, h.shape[0])
             logits = F.linear(h[i:j].to(head_weight.dtype), head_weight)              # [r, V], one flat GEMM
-            l, pred[i:j], p = _ce_chunk(logits, labels[i:j], weights[i:j], need_grad, fused)
+            l, pred[i:j], p = _ce_chunk(logits, labels[i:j], weights[i:j], need_grad, fused, dpace)
             loss += l
             if need_grad: grad[i:j] = (p @ head_weight).to(h.dtype)
             del logits, p
@@ -758,23 +780,26 @@ class _HeadCE(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g_loss, g_pred):
         (grad,) = ctx.saved_tensors
-        return grad * g_loss.to(grad.dtype), None, None, None, None, None, None
+        return grad * g_loss.to(grad.dtype), None, None, None, None, None, None, None
 
 # %% ../nbs/03_drafter.ipynb #f1eeaa37
-def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None, fused:bool|None=None):
-    "h [n, H], labels [n], weights [n] -> (weighted CE sum (fp32), predicted ids [n]); logits never all at once."
+def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None, fused:bool|None=None, dpace:tuple|None=None):
+    "h [n, H], labels [n], weights [n] -> (weighted CE sum (fp32), predicted ids [n]); `dpace=(k, alpha)`: D-PACE over blocks of k rows."
     if head_weight.requires_grad: raise ValueError("head_cross_entropy: the LM head is frozen (it gets no gradient); pass head_weight.detach()")
+    rows = chunk_rows or h.shape[0]
+    if dpace and (rows % dpace[0] or h.shape[0] % dpace[0]): raise ValueError(f"head_cross_entropy: D-PACE needs whole blocks of {dpace[0]} rows per chunk")
     need_grad = torch.is_grad_enabled() and h.requires_grad
     fused = h.device.type == 'cuda' if fused is None else fused       # compiled and fused on a GPU by default
-    return _HeadCE.apply(h, head_weight, labels, weights.float(), chunk_rows or h.shape[0], need_grad, fused)
+    return _HeadCE.apply(h, head_weight, labels, weights.float(), rows, need_grad, fused, dpace)
 
 # %% ../nbs/03_drafter.ipynb #d7c5fa78
-def chunked_lm_loss(hidden, head_weight, labels, weights, block_size:int, chunk_blocks:int|None=128):
-    "hidden [B, N*bs, H]; labels/weights [B, N, bs] -> (loss_sum, correct[bs], count[bs]); chunks of `chunk_blocks` blocks."
+def chunked_lm_loss(hidden, head_weight, labels, weights, block_size:int, chunk_blocks:int|None=128, dpace_alpha:float|None=None):
+    "hidden [B, N*bs, H]; labels/weights [B, N, bs] -> (loss_sum, correct[bs], count[bs]); chunks of `chunk_blocks` blocks; D-PACE if alpha given."
     H, k = hidden.shape[-1], block_size - 1
     h = hidden.reshape(-1, block_size, H)[:, 1:].reshape(-1, H)                # [M*(bs-1), H]: slot 0 is never trained
     lab, w = labels.reshape(-1, block_size)[:, 1:], weights.reshape(-1, block_size)[:, 1:].float()
-    loss, pred = head_cross_entropy(h, head_weight, lab.reshape(-1), w.reshape(-1), chunk_blocks and chunk_blocks * k)
+    loss, pred = head_cross_entropy(h, head_weight, lab.reshape(-1), w.reshape(-1), chunk_blocks and chunk_blocks * k,
+                                    dpace=None if dpace_alpha is None else (k, dpace_alpha))
     valid = w > 0
     corr = ((pred.view(-1, k) == lab) & valid).sum(0).float()
     zero = corr.new_zeros(1)
@@ -783,15 +808,17 @@ def chunked_lm_loss(hidden, head_weight, labels, weights, block_size:int, chunk_
 # %% ../nbs/03_drafter.ipynb #49f1c344
 def dflash_forward_loss(drafter, embed_weight, head_weight, input_ids, loss_mask, target_hidden, anchors, keep,
                         gamma:float|None=None, backend:str='flex', chunk_blocks:int|None=128,
-                        targets:dict|None=None, masks:dict|None=None) -> dict:
+                        targets:dict|None=None, masks:dict|None=None, loss:str='decay', dpace_alpha:float=0.5) -> dict:
     "Training forward + chunked LM-head CE: dict(loss_sum, weight_sum, correct[bs], count[bs]); normalise by the global weight sum."
     m = getattr(drafter, 'module', drafter)                               # DDP-wrapped or not
     bs = m.block_size
-    if targets is None: targets = prepare_targets(input_ids, loss_mask, anchors, keep, bs, m.mask_token_id, gamma)
+    if targets is None: targets = prepare_targets(input_ids, loss_mask, anchors, keep, bs, m.mask_token_id, gamma, loss, dpace_alpha)
     noise = F.embedding(targets['block_ids'], embed_weight)
     hidden = drafter(target_hidden=target_hidden, noise_embedding=noise, anchors=anchors, keep=keep,
                      backend=backend, masks=masks)
-    loss_sum, correct, count = chunked_lm_loss(hidden, head_weight, targets['labels'], targets['weights'], bs, chunk_blocks)
+    dp = targets.get('dpace')
+    loss_sum, correct, count = chunked_lm_loss(hidden, head_weight, targets['labels'], targets['weights'], bs, chunk_blocks,
+                                               dpace_alpha=dp[1] if dp else None)
     return dict(loss_sum=loss_sum, weight_sum=targets['weight_sum'], correct=correct, count=count)
 
 # %% ../nbs/03_drafter.ipynb #44730b8c

@@ -44,6 +44,8 @@ class TrainConfig:
     draft_layers: int = _opt(5, "number of drafter decoder layers")
     block_size: int = _opt(16, "tokens per draft block (anchor + block_size-1 masked slots)")
     gamma: float = _opt(0.0, "loss decay exp(-(k-1)/gamma); 0 = the paper's value for the block size (16:7, 10:5, 8:4)")
+    loss: str = _opt('decay', "training objective: 'decay' (the paper's slot weights exp(-(k-1)/gamma), normalised by their sum) or 'dpace' (D-PACE: weights from the drafter's own detached confidence, normalised per sequence by its anchors)")
+    dpace_alpha: float = _opt(0.5, "D-PACE confidence smoothing a in q~ = (1 - a) exp(-CE) + a, in (0, 1]")
     num_anchors: int = _opt(512, "anchors (blocks) sampled per sequence per step")
     num_taps: int = _opt(0, "target layers tapped; 0 = as many as draft layers")
     target_layer_ids: str = _opt('', "explicit tapped layer ids, e.g. '1,9,17,25,33' (overrides num_taps)")
@@ -368,6 +370,8 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.gamma >= 0, 'gamma', "must be > 0 (or 0 for the paper's value for the block size)"),
               (cfg.gamma == 0 or cfg.gamma <= 4 * cfg.block_size, 'gamma',
                f"a decay constant above 4 x block_size={cfg.block_size} is flat: did you swap --gamma and --block-size?"),
+              (cfg.loss in ('decay', 'dpace'), 'loss', "use decay or dpace"),
+              (0 < cfg.dpace_alpha <= 1, 'dpace_alpha', "must be in (0, 1]"),
               (cfg.num_anchors >= 1, 'num_anchors', "must be >= 1"), (cfg.draft_layers >= 1, 'draft_layers', "must be >= 1"),
               (cfg.max_length >= 2 * cfg.block_size, 'max_length', f"must be >= 2 x block_size"),
               (cfg.max_tokens >= 1, 'max_tokens', "must be >= 1"), (cfg.grad_accum >= 1, 'grad_accum', "must be >= 1"),
@@ -993,7 +997,8 @@ def _step_inputs(self:Trainer, epoch:int, k:int):
     for b in mbs:                  # counted on the host: read back from the GPU, they would wait for it mid-step
         b['blocks'], b['flops'] = int(b['keep'].sum()), train_step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
         for key in ('input_ids', 'loss_mask', 'attention_mask', 'anchors', 'keep'): b[key] = b[key].to(dev, non_blocking=True)
-    tg = [prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], bs, self.dcfg.mask_token_id, self.gamma) for b in mbs]
+    tg = [prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], bs, self.dcfg.mask_token_id, self.gamma,
+                          c.loss, c.dpace_alpha) for b in mbs]
     den = torch.stack([t['weight_sum'].double() for t in tg]).sum()
     if D > 1: dist.all_reduce(den, group=self.drafter_group)
     return idxs, mbs, tg, den

@@ -2,13 +2,17 @@
 #   source tools/h200/setup.sh                 # the wheels and the whole demo model first (two calls: see setup.sh)
 #   bash tools/h200/demo_round.sh start        # starts the round (setsid) on a copy of the tree, returns at once
 #   bash tools/h200/demo_round.sh poll [SECS]  # waits up to SECS (default 500) for it, then puts what it has under $OUT
-# Phases (PHASES, default "ab regen seeds"), each alone on the GPU, in this order:
+# Phases (PHASES, default "regen screen_loss ab"; they run in the order below whatever the order in PHASES), each alone on the GPU:
 #   ab     08_bench's --capture-ahead cells (two 80-step demo runs, with and without); the option becomes the default for
 #          the seeds below if its median step is at least 5 % shorter and the losses agree (the rule the notebook states)
 #   regen  the target's greedy answers to the prompts of chitchat_train.jsonl.gz not yet answered in
 #          chitchat_train_greedy.jsonl.gz (tools/h200/regen_all.py --skip), as chitchat_train_greedy_b.jsonl.gz
 #   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1, its defaults changed only as
 #          above: both answer files if regen wrote the second, a CLOCK-minute clock (default 8.75), --capture-ahead by ab
+#   screen_loss    the D-PACE screen (issue 27): four runs side by side under the same load, CLOCK_SCREEN minutes (default
+#                  7), both answer files: --loss decay and --loss dpace, each with seed 0 and seed 1. Rule, fixed before the
+#                  screen ran: dpace becomes the default if the mean of its two pooled taus is at least 0.05 above decay's
+#                  and it is not below decay on either seed
 # Later phases, for a round of their own (PHASES="regen_ctx regen_sampled screen", about 20 minutes):
 #   regen_ctx      answers to chitchat_train_ctx1.jsonl.gz (16,000 later-turn prompts after their chat's previous
 #                  exchange; both user turns answered by the target) as chitchat_train_ctx1_greedy.jsonl.gz
@@ -28,12 +32,12 @@ poll)
   end=$(( $(date +%s) + ${2:-500} ))
   while [ ! -f $P/DONE ] && [ $(date +%s) -lt $end ]; do sleep 5; done
   cat $P/pipeline.log 2>/dev/null
-  for s in seed0 seed1 screen_base screen_ctx screen_sampled; do d=$HOME/$s; [ -d $d ] || continue
+  for s in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do d=$HOME/$s; [ -d $d ] || continue
     mkdir -p $P/runs/$s; cp -r $d/summary.json $d/metrics.jsonl $d/eval $d/config.json $d/ranks $P/runs/$s/ 2>/dev/null; done
   tar czf $OUT/round.tar.gz -C $P --exclude='./regen/*.jsonl.gz' --exclude='./regen/.parts*' . 2>/dev/null
   for n in chitchat_train_greedy_b chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
     [ -f $P/regen/$n.json ] && cp $P/regen/$n.jsonl.gz $P/regen/$n.json $OUT/; done
-  for f in seed0 seed1 screen_base screen_ctx screen_sampled; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
+  for f in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
   [ -f $P/DONE ] && echo "round done" || echo "round still running"; exit 0 ;;
 run) ;;
 *) echo "usage: bash tools/h200/demo_round.sh start | poll [SECS]"; exit 2 ;;
@@ -45,9 +49,26 @@ TRAIN="python3 -m dflash_nb.train"; REGEN_EXTRA=""; STEPS=80
 if [ -n "${DRY:-}" ]; then
   TRAIN="python3 -m dflash_nb.train --max-steps 6 --max-records 300 --eval-prompts 2"; REGEN_EXTRA="--limit 40 --target $DRY_TARGET --max-new-tokens 8"
 fi
-PHASES=${PHASES:-ab regen seeds}; AB_CELLS=e4cce7f8,325a4550,6017ed95,38cd0078,023619e4
+PHASES=${PHASES:-regen screen_loss ab}; AB_CELLS=e4cce7f8,325a4550,6017ed95,38cd0078,023619e4
 log "start: phases $PHASES"
 python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> $P/pipeline.log 2>&1 || { log "demo_target failed"; touch $P/DONE; exit 1; }
+if [[ " $PHASES " == *" regen "* ]]; then
+  mkdir -p $P/regen
+  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train.jsonl.gz $P/regen --skip data_samples/chitchat_train_greedy.jsonl.gz \
+    --name chitchat_train_greedy_b --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen.log 2>&1
+  log "regen rc=$?"; tail -1 $P/regen.log >> $P/pipeline.log
+fi
+if [[ " $PHASES " == *" screen_loss "* ]]; then
+  data=$(python3 -c "from dflash_nb.train import TrainConfig; print(TrainConfig().data)")
+  [ -f $P/regen/chitchat_train_greedy_b.jsonl.gz ] && data="$data,$P/regen/chitchat_train_greedy_b.jsonl.gz"
+  log "screen_loss: data $data"
+  for v in decay_s0 decay_s1 dpace_s0 dpace_s1; do
+    $TRAIN --run-dir $HOME/sl_$v --data "$data" --loss ${v%_s*} --seed ${v#*_s} --time-limit-min ${CLOCK_SCREEN:-7} > $P/sl_$v.log 2>&1 &
+    sleep 3
+  done
+  wait; log "screen_loss done"
+  for v in decay_s0 decay_s1 dpace_s0 dpace_s1; do python3 -c "import json; s = json.load(open('$HOME/sl_$v/summary.json')); print('screen_loss $v', {k: s.get(k) for k in ('step', 'tau_pooled', 'tau_prompt_mean', 'speedup', 'minutes')})" >> $P/pipeline.log 2>&1; done
+fi
 AHEAD=""
 if [[ " $PHASES " == *" ab "* ]]; then
   [ -n "${DRY:-}" ] && sed -i "s/steps=80/steps=14/; s/'8000'/'300'/; s/== 80/== 14/" nbs/08_bench.ipynb
@@ -55,12 +76,6 @@ if [[ " $PHASES " == *" ab "* ]]; then
   ratio=$(grep -o -- '--capture-ahead: [0-9.]*x' $P/ab.log | grep -o '[0-9.]*' | head -1)
   log "ab rc=$rc ratio ${ratio:-none}"; grep -E "^(in step|ahead) +median|largest|steps per second" $P/ab.log >> $P/pipeline.log
   if [ $rc = 0 ] && [ -n "$ratio" ] && python3 -c "import sys; sys.exit(0 if $ratio >= 1 / 0.95 else 1)"; then AHEAD=1; fi
-fi
-if [[ " $PHASES " == *" regen "* ]]; then
-  mkdir -p $P/regen
-  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train.jsonl.gz $P/regen --skip data_samples/chitchat_train_greedy.jsonl.gz \
-    --name chitchat_train_greedy_b --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen.log 2>&1
-  log "regen rc=$?"; tail -1 $P/regen.log >> $P/pipeline.log
 fi
 if [[ " $PHASES " == *" seeds "* ]]; then
   if [ -f $P/regen/chitchat_train_greedy_b.jsonl.gz ]; then
