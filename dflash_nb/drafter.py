@@ -642,8 +642,11 @@ DFlashDrafter.compile_layers = _compile_layers
 
 # %% ../nbs/03_drafter.ipynb #25301615
 def crop_cache(cache, length:int):
-    "Crop a transformers cache back to its first `length` positions (negative form: works across transformers versions)."
+    "Crop a transformers cache back to its first `length` positions (negative form: works across transformers versions); a cache `crop` cannot put back as it was is refused."
     remove = cache.get_seq_length() - length
+    if remove > 0 and getattr(cache, 'is_croppable', True) is False:   # transformers' flag: False over a recurrent state
+        bad = [f"{i} ({type(l).__name__})" for i, l in enumerate(getattr(cache, 'layers', [])) if getattr(l, 'is_croppable', True) is False]
+        raise ValueError(f"crop_cache: cache layers {', '.join(bad)} cannot be rolled back by crop (is_croppable is False: a recurrent state keeps the cropped tokens)")
     if remove > 0: cache.crop(-remove)
     return cache
 

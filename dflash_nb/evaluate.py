@@ -13,10 +13,11 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'speculative_generate',
-           'encode_prompt', 'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position',
-           'acceptance_length', 'load_heldout_prompts', 'StaticKV', 'fast_unsupported', 'FastDecoder',
-           'fast_speculative_generate', 'fast_generators']
+__all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'rollback_layers',
+           'snapshot_states', 'restore_states', 'speculative_generate', 'encode_prompt', 'default_stop_ids',
+           'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position', 'acceptance_length', 'load_heldout_prompts',
+           'StaticKV', 'fast_unsupported', 'FastDecoder', 'fast_speculative_generate', 'fast_generators',
+           'CorruptedOracle', 'lossless_loops', 'lossless_check']
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
@@ -236,6 +237,61 @@ def _cut_as_reference(new, max_new_tokens, stops) -> list:
     new = new[:max_new_tokens]
     return new[:next((i + 1 for i, t in enumerate(new) if t in stops), len(new))]
 
+# %% ../nbs/07_eval.ipynb #79ee026c
+def _linear_layout(layer) -> bool:
+    "Whether `layer` keeps its states as transformers' linear-attention layers do (5.17 to 5.24): dicts of tensors `recurrent_states`, `conv_states`."
+    rs, cs = getattr(layer, 'recurrent_states', None), getattr(layer, 'conv_states', None)
+    return isinstance(rs, dict) and isinstance(cs, dict) and all(v is None or torch.is_tensor(v) for v in (*rs.values(), *cs.values()))
+
+def _layer_rollback(layer) -> str:
+    "'crop' (transformers' `crop` is exact), 'restore' (recurrent states in transformers' linear-attention layout), or why neither works."
+    if not any(hasattr(layer, a) for a in ('recurrent_states', 'conv_states', 'ssm_states')):
+        return 'crop' if getattr(layer, 'is_croppable', None) is True else "crop cannot put it back (is_croppable is not True)"
+    if hasattr(layer, 'ssm_states') or not _linear_layout(layer):
+        return "its state is not in transformers' linear-attention layout (dicts recurrent_states and conv_states of tensors)"
+    return 'restore' if getattr(layer, 'record_past', None) is True else "its conv states are not recorded (activate_past_recording), so crop cannot roll them back"
+
+# %% ../nbs/07_eval.ipynb #f5670362
+_STATEFUL = {'linear_attention', 'conv', 'mamba', 'hybrid', 'hybrid_sliding'}   # transformers layer types with a recurrent or conv state
+
+def _rollback_kinds(cache, config) -> list[str]:
+    "`_layer_rollback` of every cache layer; a layer the config gives a state but that shows none is refused."
+    layers = getattr(cache, 'layers', None)
+    if layers is None: raise ValueError(f"target cache {type(cache).__name__} has no layers to check, so it is not used (its rollback after a rejected draft is unknown)")
+    cfg = config.get_text_config() if hasattr(config, 'get_text_config') else config
+    kinds, lt = [_layer_rollback(l) for l in layers], getattr(cfg, 'layer_types', None) or []
+    if len(lt) != len(kinds): return kinds
+    return [f"the config says {t!r} but the layer holds no state where the loop looks" if t in _STATEFUL and k == 'crop' else k for k, t in zip(kinds, lt)]
+
+# %% ../nbs/07_eval.ipynb #6e8ebbe7
+def rollback_layers(cache, config=None) -> list[int]:
+    "Indices of the target cache's layers whose recurrent states the loop snapshots and restores; a cache it cannot roll back is refused."
+    kinds = _rollback_kinds(cache, config)
+    bad = [i for i, k in enumerate(kinds) if k not in ('crop', 'restore')]
+    if bad: raise ValueError(f"target cache layer {bad[0]} ({type(cache.layers[bad[0]]).__name__}) cannot be rolled back after a rejected draft: "
+                             f"{kinds[bad[0]]}" + (f" (also layers {', '.join(map(str, bad[1:]))})" if len(bad) > 1 else ""))
+    return [i for i, k in enumerate(kinds) if k == 'restore']
+
+# %% ../nbs/07_eval.ipynb #2469c2cb
+def snapshot_states(cache, layer_ids) -> list:
+    "Copies of the recurrent states of cache layers `layer_ids`: `[(the layer's recurrent_states dict, key, copy)]`."
+    return [(d, j, t.clone()) for i in layer_ids for d in (cache.layers[i].recurrent_states,) for j, t in d.items() if t is not None]
+
+def restore_states(snap):
+    "Copy a snapshot back, in place."
+    for d, j, t in snap: d[j].copy_(t)
+
+# %% ../nbs/07_eval.ipynb #c4f8dc68
+def _keep_block(model, cache, kv, block, start, k, states, snap):
+    "Leave the target's cache as if only the block's first `k` tokens (positions `start..start+k-1`) had been run."
+    if not states: return crop_cache(cache, start + k)                       # keys and values only: the crop is exact
+    B = block.numel()
+    cache.crop(0 if k == B else -B)                  # all kept: trim the recorded conv states; else drop the whole block
+    if k < B:
+        restore_states(snap)                         # the recurrent states before the block, then the kept tokens again
+        model(input_ids=block[:k].view(1, k), position_ids=torch.arange(start, start + k, device=block.device).view(1, k),
+              use_cache=True, logits_to_keep=1, **kv)
+
 # %% ../nbs/07_eval.ipynb #19ef4453
 @torch.inference_mode()
 def speculative_generate(target_model, # transformers causal LM (or a `Target`), eval mode
@@ -261,15 +317,17 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
     kv = {_cache_kw(model): cache}
     t0 = _now(dev)
     first, ctx = _prefill_first(model, ids, kv, taps_ids, temperature, generator)
+    states = rollback_layers(cache, model.config)   # layers with a recurrent state (hybrid targets); refuses what cannot roll back
     new, start = [first], S
     st.stopped, seen = first in stops and not ref, first in stops
     t1 = _now(dev); st.prefill_s = t1 - t0
     while (len(new) <= max_new_tokens if ref else len(new) < max_new_tokens) and not st.stopped:
         block, draft_logits = _propose_block(drafter, model, new[-1], B, mask_id, ctx, start, dcache, layer_dev, temperature, generator)
+        snap = snapshot_states(cache, states) if B > 1 else []
         a, toks, h = _verify_step(model, block, start, kv, taps_ids, temperature, draft_logits, generator)
         k, st.stopped, seen = _tokens_to_keep(toks, len(new), max_new_tokens, stops, ref, seen)
         new += toks[:k]; st.accepted.append(a); st.committed.append(k)
-        crop_cache(cache, start + k)  # keep block positions start..start+k-1: the committed ones
+        _keep_block(model, cache, kv, block, start, k, states, snap)  # keep block positions start..start+k-1: the committed ones
         if taps: ctx = h[:, :k] if drafter_cache else torch.cat([ctx, h[:, :k]], dim=1)
         start += k
     if ref: new = _cut_as_reference(new, max_new_tokens, stops)
@@ -807,3 +865,59 @@ def fast_generators(target_model, drafter, prompts_ids, max_new_tokens:int, bloc
     cap = max([int(p.numel()) for p in prompts_ids] + [1]) + max_new_tokens + B
     return (_lazy_loop(target_model, drafter, cap, block_size, graphs, max_new_tokens, stop_token_ids),
             _lazy_loop(target_model, None, cap, None, graphs, max_new_tokens, stop_token_ids))
+
+# %% ../nbs/07_eval.ipynb #19c40c1b
+from types import SimpleNamespace
+
+# %% ../nbs/07_eval.ipynb #43c0e169
+class CorruptedOracle:
+    "Stand-in drafter: proposes `ref` (the prompt and the target's greedy continuation) with one slot of every block wrong."
+    def __init__(self, ref, vocab_size:int, block_size:int=4, layer_ids=(0,)):
+        if block_size < 2: raise ValueError(f"CorruptedOracle: block_size must be >= 2 (a block needs a draft slot to corrupt), got {block_size}")
+        self.ref, self.V = [int(t) for t in ref], int(vocab_size)
+        self.config = SimpleNamespace(block_size=int(block_size), mask_token_id=0, target_layer_ids=list(layer_ids))
+    def compute_logits(self, h, head): return h.float()   # its "hidden states" are logits already
+
+# %% ../nbs/07_eval.ipynb #c73dd8b1
+def _co_call(self:CorruptedOracle, target_hidden, noise_embedding, position_ids, past_key_values=None, use_cache=False, **kw):
+    B = self.config.block_size; start = int(position_ids[0, -B])
+    toks = [self.ref[start + i] if start + i < len(self.ref) else 0 for i in range(B)]
+    j = 1 + (start // 2) % (B - 1); toks[j] = (toks[j] + 1) % self.V      # the wrong slot moves with the position
+    return F.one_hot(torch.tensor(toks, device=position_ids.device), self.V)[None].float()
+
+CorruptedOracle.__call__ = _co_call
+
+# %% ../nbs/07_eval.ipynb #7c9078b3
+_LOSSLESS_TEXT = "The quick brown fox jumps over the lazy dog. Speculative decoding must not change a single token of it."
+
+def _lossless_prompt(prompt) -> torch.Tensor:
+    "Token ids of `prompt`: ids as given, or a tokenizer's ids of a fixed sentence (no chat template)."
+    if callable(prompt) and hasattr(prompt, 'encode'): prompt = prompt(_LOSSLESS_TEXT, add_special_tokens=False)['input_ids']
+    return _as_prompt_ids(prompt)
+
+# %% ../nbs/07_eval.ipynb #cb845986
+def _greedy_ids(model, ids, n:int) -> torch.Tensor:
+    "transformers' greedy `generate`: exactly `n` new tokens (no end token), on the CPU."
+    x = ids.view(1, -1).to(model.get_input_embeddings().weight.device)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')   # a checkpoint's sampling defaults, overridden by do_sample=False
+        g = model.generate(x, attention_mask=torch.ones_like(x), do_sample=False, max_new_tokens=n, min_new_tokens=n,
+                           pad_token_id=getattr(model.generation_config, 'pad_token_id', None) or 0)
+    return g[0, x.shape[1]:].cpu()
+
+# %% ../nbs/07_eval.ipynb #e6f3b1d5
+def lossless_loops(target_model, # transformers causal LM (or a `Target`), eval mode, preferably float32
+                   prompt, # token ids ([S] or [1, S]), or a tokenizer (then a fixed sentence)
+                   max_new_tokens:int=24, block_size:int=4) -> dict:
+    "Per loop ('ours', 'reference', and 'fast' where `FastDecoder` runs the target): whether it decoded exactly as greedy `generate`."
+    model, ids = _hf_model(target_model), _lossless_prompt(prompt)
+    want = _greedy_ids(model, ids, max_new_tokens + 2 * block_size)
+    oracle = CorruptedOracle(torch.cat([ids, want]), model.get_output_embeddings().weight.shape[0], block_size)
+    runs = {p: (lambda p=p: speculative_generate(model, oracle, ids, max_new_tokens, protocol=p)) for p in PROTOCOLS}
+    if fast_unsupported(model) is None: runs['fast'] = lambda: fast_speculative_generate(model, oracle, ids, max_new_tokens)
+    return {name: torch.equal(run()[0], want[:max_new_tokens]) for name, run in runs.items()}
+
+# %% ../nbs/07_eval.ipynb #34f01aa3
+def lossless_check(target_model, prompt, max_new_tokens:int=24, block_size:int=4) -> bool:
+    "Whether every speculative loop decoded exactly as the target's greedy `generate` (see `lossless_loops`)."
+    return all(lossless_loops(target_model, prompt, max_new_tokens, block_size).values())
