@@ -22,6 +22,8 @@ __all__ = ['TARGET_ATTN', 'HYBRID_KERNELS', 'SMOLLM2_PIP', 'SMOLLM2_SPECIALS', '
 import transformers
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+from transformers.models.auto import modeling_auto as _ma
+_IMAGE_TEXT_MAPPING = getattr(_ma, 'MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING', {})  # multimodal wrappers (e.g. Kimi-K2.5's): refused by name
 from safetensors import safe_open
 from .data import make_tokenizer
 
@@ -176,8 +178,10 @@ def _causal_config(path):
     archs = list(getattr(cfg, 'architectures', None) or [])
     bad = (getattr(cfg, 'is_encoder_decoder', False) or type(cfg) not in MODEL_FOR_CAUSAL_LM_MAPPING
            or (archs and not any(_causal_arch(a) for a in archs)))
-    if bad: raise TargetError(f"{p} holds a {cfg.model_type!r} model ({', '.join(archs) or 'no architectures listed'}), "
-                              f"not a decoder-only causal LM: targets must load with AutoModelForCausalLM")
+    what = f"{p} holds a {cfg.model_type!r} model ({', '.join(archs) or 'no architectures listed'})"
+    if bad and type(cfg) in _IMAGE_TEXT_MAPPING: raise TargetError(f"{what}, which transformers loads only as an image-text-to-text "
+        f"model, not with AutoModelForCausalLM: not supported as a target (its text model: {cfg.get_text_config().model_type!r})")
+    if bad: raise TargetError(f"{what}, not a decoder-only causal LM: targets must load with AutoModelForCausalLM")
     return p, cfg
 
 # %% ../nbs/02_targets.ipynb #7c1a87a7
