@@ -26,6 +26,7 @@ if cfg.get('pip_requirements'): requirements += shlex.split(cfg.get('pip_require
 min_python = cfg['min_python']
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 dev_requirements = (cfg.get('dev_requirements') or '').split()
+extras = {k[len('extra_'):]: v.split() for k, v in cfg.items() if k.startswith('extra_')}  # extra_NAME = packages
 
 setuptools.setup(
     name=cfg['lib_name'],
@@ -40,7 +41,7 @@ setuptools.setup(
     packages=setuptools.find_packages(include=['dflash_nb', 'dflash_nb.*']),
     include_package_data=True,
     install_requires=requirements,
-    extras_require={'dev': dev_requirements},
+    extras_require={'dev': dev_requirements, **extras},
     dependency_links=cfg.get('dep_links', '').split(),
     python_requires='>=' + cfg['min_python'],
     long_description=open('README.md', encoding='utf-8').read(),

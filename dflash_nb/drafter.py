@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_drafter.ipynb #abe256a5
 from __future__ import annotations
-import inspect, json, math, os, tempfile, time
+import inspect, json, math, os, sys, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -14,12 +14,13 @@ from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
 __all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'DFLASH_PY', 'DFlashConfig', 'split_rope', 'MaskTokenError',
-           'stop_token_ids', 'template_token_ids', 'resolve_mask_token_id', 'dflash_mask_mod', 'dense_dflash_mask',
-           'create_dflash_block_mask', 'flex_dflash_attention', 'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin',
-           'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache',
-           'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels', 'prepare_targets',
-           'dpace_weights', 'head_cross_entropy', 'chunked_lm_loss', 'dflash_forward_loss',
-           'expected_acceptance_length', 'slot_accuracy', 'attention_pairs', 'train_step_flops', 'step_breakdown',
+           'stop_token_ids', 'template_token_ids', 'resolve_mask_token_id', 'target_rope', 'dflash_mask_mod',
+           'dense_dflash_mask', 'create_dflash_block_mask', 'flex_dflash_attention', 'sdpa_dflash_attention', 'RMSNorm',
+           'rope_cos_sin', 'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer',
+           'DFlashDrafter', 'crop_cache', 'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs',
+           'block_labels', 'prepare_targets', 'dpace_weights', 'head_cross_entropy', 'chunked_lm_loss',
+           'dflash_forward_loss', 'expected_acceptance_length', 'slot_accuracy', 'serving_warnings', 'model_card',
+           'serving_contract', 'reference_forward', 'attention_pairs', 'train_step_flops', 'step_breakdown',
            'profile_step', 'benchmark_drafter']
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
@@ -62,8 +63,9 @@ class DFlashConfig:
     sliding_window: int|None = None  # window of the sliding layers
     is_causal: bool|None = None      # z-lab override; None: sliding layers causal in-block, full bidirectional
     dtype: str = 'bfloat16'          # dtype written to config.json
-    rope_scaling: dict|None = None   # the target's scaled RoPE, e.g. {'rope_type': 'yarn', 'factor': 4.0, ...}; None: plain
-    partial_rotary_factor: float = 1.0  # the target's: RoPE on the first head_dim * factor dims of q and k only
+    rope_scaling: dict|None = None   # the target's RoPE type and scaling, e.g. {'rope_type': 'yarn', 'factor': 4.0, ...}; None: plain
+    partial_rotary_factor: float = 1.0  # RoPE on the first head_dim * factor dims only; 1 (whole heads) unless read from an old export
+    target: str|None = field(default=None, compare=False)  # where the target came from, for the export's model card (not in config.json)
 
     def __post_init__(self): _check_config_layers(self); _check_config_rope(self)
 
@@ -73,7 +75,7 @@ class DFlashConfig:
     def rotary_dim(self): return int(self.head_dim * self.partial_rotary_factor)
     @property
     def rope_parameters(self) -> dict:
-        "transformers-5 `rope_parameters`: type, theta, scaling fields, and the rotary fraction when partial."
+        "transformers-5 `rope_parameters`: type, theta, scaling fields (and a rotary fraction below 1, read from an old export)."
         rp = {'rope_type': 'default', **(self.rope_scaling or {}), 'rope_theta': self.rope_theta}
         return rp if self.partial_rotary_factor == 1.0 else {**rp, 'partial_rotary_factor': self.partial_rotary_factor}
 
@@ -115,8 +117,8 @@ def _check_config_rope(cfg):
         cfg.rope_scaling = dict(cfg.rope_scaling)
         t = cfg.rope_scaling.setdefault('rope_type', 'default')
         if t not in ROPE_TYPES:
-            _bad(f"RoPE type {t!r} ({cfg.rope_scaling}) is not supported: a drafter must use its target's RoPE (serving "
-                f"engines apply the target's to it) and only the static types {ROPE_TYPES} are implemented")
+            _bad(f"RoPE type {t!r} ({cfg.rope_scaling}) is not supported: only the types whose frequencies do not depend on "
+                f"the sequence length are implemented, {ROPE_TYPES}")
         if t == 'default': cfg.rope_scaling = None  # other fields mean nothing to plain RoPE
     rd = cfg.rotary_dim
     if not 0 < cfg.partial_rotary_factor <= 1 or rd < 2 or rd % 2:
@@ -125,12 +127,14 @@ def _check_config_rope(cfg):
 
 # %% ../nbs/03_drafter.ipynb #0ec5fd1d
 def _to_hf_dict(self) -> dict:
-    "The z-lab `config.json` content."
+    "The z-lab `config.json` content, with each DFlash field where every loader looks for it."
     d = {k: getattr(self, k) for k in _HF_KEYS}
     d.update(architectures=['DFlashDraftModel'], model_type='qwen3', tie_word_embeddings=False,
              rope_scaling=dict(self.rope_scaling) if self.rope_scaling else None, rope_parameters=self.rope_parameters, use_cache=True,
              use_sliding_window='sliding_attention' in self.layer_types, max_window_layers=self.num_hidden_layers,
-             dflash_config={'mask_token_id': self.mask_token_id, 'target_layer_ids': list(self.target_layer_ids)})
+             dflash_config={'mask_token_id': self.mask_token_id, 'target_layer_ids': list(self.target_layer_ids),
+                            'block_size': self.block_size, 'num_target_layers': self.num_target_layers},
+             eagle_aux_hidden_state_layer_ids=[i + 1 for i in self.target_layer_ids])  # vLLM reads these verbatim when present
     if self.is_causal is not None: d['is_causal'] = self.is_causal
     if self.partial_rotary_factor != 1.0: d['partial_rotary_factor'] = self.partial_rotary_factor
     return d
@@ -158,7 +162,7 @@ def _from_hf_dict(cls, d:dict) -> DFlashConfig:
     kw = {k: d[k] for k in _HF_KEYS if k in d and d[k] is not None}
     scaling, prf = split_rope(rope, d.get('partial_rotary_factor'))
     kw.update(rope_theta=float(theta), is_causal=d.get('is_causal'), rope_scaling=scaling, partial_rotary_factor=prf)
-    for k in ('block_size', 'mask_token_id', 'target_layer_ids'):
+    for k in ('block_size', 'mask_token_id', 'target_layer_ids', 'num_target_layers'):
         if dc.get(k) is not None: kw[k] = dc[k]
     if 'target_layer_ids' not in kw: raise ValueError("config.json: dflash_config.target_layer_ids is missing")
     kw.setdefault('mask_token_id', None)
@@ -280,22 +284,39 @@ def _dtype_name(dt):
     if dt is None: return 'bfloat16'
     return str(dt).replace('torch.', '')
 
+# %% ../nbs/03_drafter.ipynb #260354a1
+def target_rope(tc) -> tuple[dict|None, float]:
+    "`(rope_scaling, rope_theta)` the drafter takes from the target's text config: the RoPE type, theta and scaling, never a rotary fraction."
+    rope = dict(_get(tc, 'rope_parameters', 'rope_scaling', default={}) or {})
+    if any(isinstance(v, dict) for v in rope.values()):   # one RoPE per layer type (Gemma 3): the full-attention layers'
+        if not isinstance(rope.get('full_attention'), dict):
+            raise ValueError(f"per-layer-type RoPE without a full_attention entry ({rope}): the drafter takes the full-attention layers' RoPE")
+        rope = dict(rope['full_attention'])
+    scaling, _ = split_rope(rope)                         # the rotary fraction is dropped: the drafter rotates whole heads
+    return scaling, float(rope.get('rope_theta') or _get(tc, 'rope_theta', default=10000.0))
+
+# %% ../nbs/03_drafter.ipynb #1b665483
+def _mla_shape(tc) -> dict|None:
+    "Drafter heads for a latent-attention (MLA) target: head_dim = v_head_dim, its query heads, 8 kv heads; None for other targets."
+    if _get(tc, 'kv_lora_rank') is None: return None
+    heads, hd = _get(tc, 'num_attention_heads'), _get(tc, 'v_head_dim', 'qk_nope_head_dim')
+    if not heads or not hd: raise ValueError(f"a latent-attention (MLA) target needs num_attention_heads and v_head_dim in its config "
+                                             f"to shape a drafter (got {heads} and {hd})")
+    return dict(num_attention_heads=heads, num_key_value_heads=math.gcd(heads, 8), head_dim=hd)
+
 # %% ../nbs/03_drafter.ipynb #13d61de4
 def _target_fields(tc, num_layers:int, block_size:int, num_taps:int|None, target_layer_ids:list|None) -> dict:
     "The drafter config's sizes, taps, RoPE and dtype read from the target's text config `tc` (a config or dict)."
     n_t, hidden, heads = _get(tc, 'num_hidden_layers'), _get(tc, 'hidden_size'), _get(tc, 'num_attention_heads')
-    rope = _get(tc, 'rope_parameters', 'rope_scaling', default={}) or {}
-    try: scaling, prf = split_rope(rope, _get(tc, 'partial_rotary_factor'))
+    try: scaling, theta = target_rope(tc)
     except ValueError as e: raise ValueError(f"the target's RoPE: {e}") from None
     ids = list(target_layer_ids) if target_layer_ids is not None else build_target_layer_ids(n_t, num_taps or num_layers)
-    return dict(hidden_size=hidden, intermediate_size=_get(tc, 'intermediate_size'), num_hidden_layers=num_layers,
-              num_attention_heads=heads, num_key_value_heads=_get(tc, 'num_key_value_heads', default=heads),
-              head_dim=_get(tc, 'head_dim', default=hidden // heads), vocab_size=_get(tc, 'vocab_size'),
-              rms_norm_eps=_get(tc, 'rms_norm_eps', default=1e-6),
-              rope_theta=float(_get(tc, 'rope_theta', default=rope.get('rope_theta', 10000.0))),
+    shape = _mla_shape(tc) or dict(num_attention_heads=heads, num_key_value_heads=_get(tc, 'num_key_value_heads', default=heads),
+                                   head_dim=_get(tc, 'head_dim', default=hidden // heads))
+    return dict(hidden_size=hidden, intermediate_size=_get(tc, 'intermediate_size', default=3 * hidden), num_hidden_layers=num_layers,
+              **shape, vocab_size=_get(tc, 'vocab_size'), rms_norm_eps=_get(tc, 'rms_norm_eps', default=1e-6), rope_theta=theta,
               max_position_embeddings=_get(tc, 'max_position_embeddings', default=40960), block_size=block_size,
-              num_target_layers=n_t, target_layer_ids=ids, dtype=_dtype_name(_get(tc, 'dtype', 'torch_dtype')),
-              rope_scaling=scaling, partial_rotary_factor=prf)
+              num_target_layers=n_t, target_layer_ids=ids, dtype=_dtype_name(_get(tc, 'dtype', 'torch_dtype')), rope_scaling=scaling)
 
 # %% ../nbs/03_drafter.ipynb #3b28c8e2
 @classmethod
@@ -309,6 +330,7 @@ def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_ta
     kw = _target_fields(tc, num_layers, block_size, num_taps, target_layer_ids)
     stops = stop_token_ids(None, tc, target_config, generation_config)
     kw['mask_token_id'] = resolve_mask_token_id(kw['vocab_size'], tokenizer, mask_token_id, stops, token_counts)
+    kw['target'] = getattr(target_config, 'name_or_path', None) or None   # the folder it was loaded from, for the model card
     kw.update(overrides)
     return cls(**kw)
 
@@ -1015,9 +1037,46 @@ def _atomic_write(path:Path, write):
         if os.path.exists(tmp): os.remove(tmp)
         raise
 
+# %% ../nbs/03_drafter.ipynb #63773e43
+def serving_warnings(cfg:DFlashConfig) -> list[str]:
+    "What the serving engines read differently in this drafter config, one line each (empty: every loader reads it alike)."
+    w = []
+    if set(cfg.layer_types) == set(LAYER_TYPES):
+        w.append("layer types mix sliding and full attention: vLLM loads such a drafter only with VLLM_USE_V2_MODEL_RUNNER=1 "
+                 "(a runner that has had DFlash acceptance bugs, vllm #49559 and #50707); all-full or all-sliding layers avoid it")
+    if cfg.partial_rotary_factor != 1.0:
+        w.append(f"partial_rotary_factor={cfg.partial_rotary_factor}: vLLM rotates that fraction of each head, SGLang and the "
+                 f"z-lab reference the whole head, so the engines disagree; train again with this version (full-head RoPE)")
+    return w
+
+# %% ../nbs/03_drafter.ipynb #5323fa14
+def model_card(cfg:DFlashConfig, folder) -> str:
+    "README.md of an export in `folder`: what the drafter is, vLLM and SGLang launch lines, loading it in Python, and its warnings."
+    tgt, d, B = cfg.target or 'TARGET_MODEL', str(folder), cfg.block_size
+    env = 'VLLM_USE_V2_MODEL_RUNNER=1 ' if set(cfg.layer_types) == set(LAYER_TYPES) else ''
+    spec = json.dumps({'method': 'dflash', 'model': d, 'num_speculative_tokens': B - 1})
+    rope = cfg.rope_scaling['rope_type'] if cfg.rope_scaling else 'default'
+    lines = [f"---\ntags: [dflash, speculative-decoding, draft-model]\nbase_model: {tgt}\n---\n",
+        f"# DFlash drafter for `{tgt}`\n",
+        f"A DFlash block-diffusion drafter trained with dflash_nb: {cfg.num_hidden_layers} Qwen3-style layers (hidden {cfg.hidden_size}, "
+        f"{cfg.num_attention_heads} query and {cfg.num_key_value_heads} kv heads of {cfg.head_dim}), blocks of {B} tokens, context from "
+        f"target layers {cfg.target_layer_ids} (of {cfg.num_target_layers}), mask token {cfg.mask_token_id}, {rope} RoPE (theta "
+        f"{cfg.rope_theta:g}) on whole heads, layer types {sorted(set(cfg.layer_types))}. It has no embedding and no LM head: it uses the target's.\n",
+        "## Serve it\n", f"vLLM (`num_speculative_tokens` = block size - 1 = {B - 1}):\n",
+        f"```sh\n{env}vllm serve {tgt} --speculative-config '{spec}' --attention-backend flash_attn\n```\n",
+        f"SGLang (it reads the block size, {B}, from `dflash_config`):\n",
+        f"```sh\npython -m sglang.launch_server --model-path {tgt} --speculative-algorithm DFLASH --speculative-draft-model-path {d} "
+        f"--speculative-num-draft-tokens {B} --trust-remote-code\n```\n",
+        "## Load it in Python\n",
+        f"```python\nfrom dflash_nb.drafter import DFlashDrafter\ndrafter = DFlashDrafter.from_pretrained({d!r})\n\n"
+        f"from transformers import AutoModel   # without dflash_nb: the dflash.py beside the weights\n"
+        f"drafter = AutoModel.from_pretrained({d!r}, trust_remote_code=True)\n```\n"]
+    if (w := serving_warnings(cfg)): lines += ["## Warnings\n", ''.join(f"- {x}\n" for x in w)]
+    return '\n'.join(lines)
+
 # %% ../nbs/03_drafter.ipynb #cbbe1915
 def _save_pretrained(self, save_dir, dtype=None):
-    "Write `model.safetensors`, `dflash.py` and `config.json` (z-lab HF format + `auto_map`) to `save_dir`, atomically per file."
+    "Write `model.safetensors`, `dflash.py`, `config.json` (z-lab HF format + `auto_map`) and a model card `README.md` to `save_dir`, atomically per file."
     from safetensors.torch import save_file
     save_dir = Path(save_dir); save_dir.mkdir(parents=True, exist_ok=True)
     sd = {k: v.detach().to('cpu', dtype or v.dtype).contiguous() for k, v in self.state_dict().items()}
@@ -1026,7 +1085,9 @@ def _save_pretrained(self, save_dir, dtype=None):
     cfg['auto_map'] = {'AutoModel': 'dflash.DFlashDraftModel'}  # AutoModel.from_pretrained(save_dir, trust_remote_code=True)
     _atomic_write(save_dir / 'model.safetensors', lambda p: save_file(sd, p, metadata={'format': 'pt'}))
     _atomic_write(save_dir / 'dflash.py', lambda p: Path(p).write_text(DFLASH_PY))
+    _atomic_write(save_dir / 'README.md', lambda p: Path(p).write_text(model_card(self.config, save_dir)))
     _atomic_write(save_dir / 'config.json', lambda p: Path(p).write_text(json.dumps(cfg, indent=2) + '\n'))
+    for w in serving_warnings(self.config): print(f"warning: {save_dir.name}: {w}", file=sys.stderr)
     return save_dir
 
 DFlashDrafter.save_pretrained = _save_pretrained
@@ -1055,6 +1116,105 @@ def _from_pretrained(cls, path, device='cpu', dtype=None) -> DFlashDrafter:
     return model.to(dtype or saved_dtype).eval()
 
 DFlashDrafter.from_pretrained = _from_pretrained
+
+# %% ../nbs/03_drafter.ipynb #b2f0ab97
+_STACKED = {'q_proj': 'qkv_proj', 'k_proj': 'qkv_proj', 'v_proj': 'qkv_proj', 'gate_proj': 'gate_up_proj', 'up_proj': 'gate_up_proj'}
+
+def _engine_params(d:dict) -> set[str]:
+    "Parameter names of vLLM's and SGLang's DFlash model for the drafter `config.json` dict `d` (SGLang's spelling)."
+    per_layer = ['self_attn.qkv_proj', 'self_attn.o_proj', 'self_attn.q_norm', 'self_attn.k_norm', 'mlp.gate_up_proj',
+                 'mlp.down_proj', 'input_layernorm', 'post_attention_layernorm']
+    return {f'layers.{i}.{n}.weight' for i in range(d['num_hidden_layers']) for n in per_layer} | {'fc.weight', 'hidden_norm.weight', 'norm.weight'}
+
+def _as_engine_name(key:str) -> str:
+    "A weight name of the export as the engines' loaders map it (q/k/v and gate/up into their stacked parameters)."
+    parts = key.split('.')
+    return '.'.join(_STACKED.get(p, p) for p in parts)
+
+# %% ../nbs/03_drafter.ipynb #9de86c36
+def _contract_fields(d:dict) -> list[str]:
+    "Problems with the DFlash fields of `config.json` dict `d`, as vLLM and SGLang read them."
+    dc, p = d.get('dflash_config') or {}, []
+    taps, B = dc.get('target_layer_ids'), dc.get('block_size', d.get('block_size'))
+    if d.get('architectures') != ['DFlashDraftModel']: p.append(f"architectures {d.get('architectures')}: vLLM maps only ['DFlashDraftModel']")
+    if dc.get('block_size') is None: p.append("dflash_config.block_size missing: SGLang reads the block size there first")
+    if d.get('block_size') not in (None, B): p.append(f"block_size {d.get('block_size')} at the top level but {B} in dflash_config")
+    if not taps: p.append("dflash_config.target_layer_ids missing: SGLang and vLLM read the taps there")
+    elif d.get('eagle_aux_hidden_state_layer_ids') not in (None, [i + 1 for i in taps]):
+        p.append(f"eagle_aux_hidden_state_layer_ids {d['eagle_aux_hidden_state_layer_ids']} != target_layer_ids + 1: vLLM reads it verbatim")
+    n_t = dc.get('num_target_layers', d.get('num_target_layers'))
+    if taps and (n_t is None or max(taps) >= n_t): p.append(f"num_target_layers {n_t}: SGLang range-checks the taps {taps} against it")
+    if dc.get('mask_token_id') is None: p.append("dflash_config.mask_token_id missing: both engines read the mask id there")
+    return p
+
+# %% ../nbs/03_drafter.ipynb #d2916b1a
+def _contract_model(d:dict) -> list[str]:
+    "Problems with the layer types, activation and RoPE of `config.json` dict `d`."
+    p, rp = [], d.get('rope_parameters') or {}
+    types = d.get('layer_types') or []
+    if set(types) - set(LAYER_TYPES): p.append(f"layer_types {sorted(set(types) - set(LAYER_TYPES))}: SGLang accepts only {LAYER_TYPES}")
+    if 'sliding_attention' in types and not d.get('sliding_window'): p.append("sliding_attention layers without sliding_window")
+    if d.get('hidden_act', 'silu') != 'silu': p.append(f"hidden_act {d.get('hidden_act')!r}: SGLang supports only silu")
+    prf = rp.get('partial_rotary_factor') or d.get('partial_rotary_factor') or 1.0
+    if prf != 1.0: p.append(f"partial_rotary_factor {prf}: vLLM rotates that fraction of each head, SGLang the whole head")
+    return p
+
+# %% ../nbs/03_drafter.ipynb #a991396d
+def _contract_weights(d:dict, shapes:dict) -> list[str]:
+    "Problems with the weight names and shapes `shapes` (name -> shape) of an export with `config.json` dict `d`."
+    p, H, hd = [], d['hidden_size'], d.get('head_dim') or d['hidden_size'] // d['num_attention_heads']
+    got, want = {_as_engine_name(k) for k in shapes}, _engine_params(d)
+    if got - want: p.append(f"weights the engines have no parameter for (SGLang drops them silently, vLLM refuses or, for embed_tokens/lm_head, uses them instead of the target's): {sorted(got - want)[:4]}")
+    if want - got: p.append(f"weights missing: {sorted(want - got)[:4]}")
+    nq, nkv, I = d['num_attention_heads'] * hd, d['num_key_value_heads'] * hd, d['intermediate_size']
+    n_taps = len((d.get('dflash_config') or {}).get('target_layer_ids') or [])
+    expect = {'fc.weight': (H, n_taps * H), 'q_proj': (nq, H), 'k_proj': (nkv, H), 'v_proj': (nkv, H), 'o_proj': (H, nq),
+              'gate_proj': (I, H), 'up_proj': (I, H), 'down_proj': (H, I)}
+    for k, s in shapes.items():
+        e = expect.get(k) or expect.get(k.split('.')[-2])
+        if e is not None and tuple(s) != e: p.append(f"{k} has shape {tuple(s)}, the config implies {e}")
+    return p
+
+# %% ../nbs/03_drafter.ipynb #2bdf2186
+def serving_contract(folder) -> list[str]:
+    "Problems vLLM or SGLang would have with the export in `folder` (empty: both read it as it was trained)."
+    from safetensors import safe_open
+    folder = Path(folder)
+    d = json.loads((folder / 'config.json').read_text())
+    with safe_open(str(folder / 'model.safetensors'), 'pt') as f: shapes = {k: f.get_slice(k).get_shape() for k in f.keys()}
+    return _contract_fields(d) + _contract_model(d) + _contract_weights(d, shapes)
+
+# %% ../nbs/03_drafter.ipynb #3311e9a2
+def reference_forward(folder, target_hidden, noise_embedding, position_ids):
+    "Block hidden states that z-lab's reference `DFlashDraftModel` computes from the export in `folder` (fp32, whole-head RoPE, no mask)."
+    from transformers import Qwen3Config
+    from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm, Qwen3MLP, Qwen3RotaryEmbedding, rotate_half, repeat_kv
+    from safetensors.torch import load_file
+    c, sd = Qwen3Config.from_pretrained(str(folder)), {k: v.float() for k, v in load_file(str(Path(folder) / 'model.safetensors')).items()}
+    def norm(name, dim): m = Qwen3RMSNorm(dim, c.rms_norm_eps); m.weight.data = sd[name + '.weight']; return m
+    lin = lambda x, name: x @ sd[name + '.weight'].T
+    h, th = noise_embedding.float(), target_hidden.float()
+    cos, sin = Qwen3RotaryEmbedding(c)(h, position_ids)
+    ctx, (B, Q), D = norm('hidden_norm', c.hidden_size)(lin(th, 'fc')), h.shape[:2], c.head_dim
+    for i in range(c.num_hidden_layers):
+        h = _reference_layer(c, sd, f'layers.{i}.', h, ctx, cos, sin, norm, lin, rotate_half, repeat_kv, Qwen3MLP)
+    return norm('norm', c.hidden_size)(h)
+
+# %% ../nbs/03_drafter.ipynb #f43bc5b6
+def _reference_layer(c, sd, p, h, ctx, cos, sin, norm, lin, rotate_half, repeat_kv, mlp_cls):
+    "One layer of `reference_forward`: z-lab's `Qwen3DFlashDecoderLayer` with its `apply_rotary_pos_emb` (whole heads)."
+    (B, Q), C, D, g = h.shape[:2], ctx.shape[1], c.head_dim, c.num_attention_heads // c.num_key_value_heads
+    x = norm(p + 'input_layernorm', c.hidden_size)(h)
+    q = norm(p + 'self_attn.q_norm', D)(lin(x, p + 'self_attn.q_proj').view(B, Q, -1, D)).transpose(1, 2)
+    kv_in = torch.cat([ctx, x], 1)
+    k = norm(p + 'self_attn.k_norm', D)(lin(kv_in, p + 'self_attn.k_proj').view(B, C + Q, -1, D)).transpose(1, 2)
+    v = lin(kv_in, p + 'self_attn.v_proj').view(B, C + Q, -1, D).transpose(1, 2)
+    cq, sq, ck, sk = cos[:, None, -Q:], sin[:, None, -Q:], cos[:, None], sin[:, None]
+    q, k = q * cq + rotate_half(q) * sq, k * ck + rotate_half(k) * sk
+    att = torch.softmax(q @ repeat_kv(k, g).transpose(-1, -2) * D ** -0.5, -1) @ repeat_kv(v, g)
+    h = h + lin(att.transpose(1, 2).reshape(B, Q, -1), p + 'self_attn.o_proj')
+    mlp = mlp_cls(c); mlp.load_state_dict({k[len(p) + 4:]: v for k, v in sd.items() if k.startswith(p + 'mlp.')})
+    return h + mlp(norm(p + 'post_attention_layernorm', c.hidden_size)(h))
 
 # %% ../nbs/03_drafter.ipynb #3be0d0de
 def attention_pairs(anchors, keep, block_size:int, sliding_window:int|None=None, causal:bool|None=None) -> int:

@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_targets.ipynb #68baeaf7
 from __future__ import annotations
-import contextlib, copy, functools, hashlib, importlib.util, json, math, os, shutil, statistics, tempfile, time
+import contextlib, copy, functools, hashlib, importlib.util, io, json, math, os, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -12,16 +12,24 @@ import torch
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'QWEN3_8B_SHAPE', 'make_tiny_target', 'TargetError', 'build_target_layer_ids',
-           'Target', 'load_targets', 'load_target', 'load_embed_and_head', 'load_tokenizer', 'demo_target',
-           'capture_flops_per_token', 'make_random_target', 'benchmark_capture']
+__all__ = ['TARGET_ATTN', 'HYBRID_KERNELS', 'SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'QWEN3_8B_SHAPE', 'HYBRID_BENCH_SHAPES',
+           'TargetError', 'make_tiny_target', 'build_target_layer_ids', 'Target', 'resolve_target_attn',
+           'linear_attention_layers', 'hybrid_notice', 'load_targets', 'load_target', 'load_embed_and_head',
+           'load_tokenizer', 'demo_target', 'capture_flops_per_token', 'make_random_target', 'benchmark_capture',
+           'capture_rate', 'benchmark_hybrid_capture']
 
 # %% ../nbs/02_targets.ipynb #743ee933
 import transformers
 from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING
+from transformers.models.auto import modeling_auto as _ma
+_IMAGE_TEXT_MAPPING = getattr(_ma, 'MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING', {})  # multimodal wrappers (e.g. Kimi-K2.5's): refused by name
 from safetensors import safe_open
 from .data import make_tokenizer
+
+# %% ../nbs/02_targets.ipynb #8b48d0d9
+class TargetError(ValueError):
+    "A target folder, device, layer choice or tokenizer that cannot work; the message names what is wrong."
 
 # %% ../nbs/02_targets.ipynb #844b7f15
 @contextlib.contextmanager
@@ -35,39 +43,100 @@ def _quiet_hf():
         if was: hf_logging.enable_progress_bar()
 
 # %% ../nbs/02_targets.ipynb #9c3e8d88
-_ARCH = {'qwen3': ('Qwen3Config', 'Qwen3ForCausalLM', 'qwen3'), 'llama': ('LlamaConfig', 'LlamaForCausalLM', 'smollm2')}
+_LINEAR = dict(linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=16, linear_value_head_dim=16, linear_conv_kernel_dim=4)
+_MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32)
+_QWEN35_ROPE = dict(rope_type='default', rope_theta=1e7, partial_rotary_factor=0.25, mrope_section=[2, 1, 1], mrope_interleaved=True)
+_ARCH = {  # name: (model_type, chat template, config fields beyond the sizes, layer pattern)
+    'qwen3': ('qwen3', 'qwen3', {}, None),
+    'llama': ('llama', 'smollm2', {}, None),
+    'llama3': ('llama', 'smollm2', dict(rope_parameters=dict(rope_type='llama3', rope_theta=5e5, factor=8.0, low_freq_factor=1.0,
+                                                             high_freq_factor=4.0, original_max_position_embeddings=1024)), None),
+    'qwen3_moe': ('qwen3_moe', 'qwen3', _MOE, None),
+    'qwen3_next': ('qwen3_next', 'qwen3', {**_LINEAR, **_MOE, 'shared_expert_intermediate_size': 32}, 'hybrid'),
+    'qwen3_5': ('qwen3_5_text', 'qwen3', {**_LINEAR, 'head_dim': 32, 'rope_parameters': _QWEN35_ROPE}, 'hybrid'),
+    'qwen3_5_moe': ('qwen3_5_moe_text', 'qwen3', {**_LINEAR, **_MOE, 'shared_expert_intermediate_size': 32, 'head_dim': 32,
+                                                  'rope_parameters': _QWEN35_ROPE}, 'hybrid'),
+    'gemma3': ('gemma3_text', 'qwen3', dict(sliding_window=8, query_pre_attn_scalar=16, rope_parameters={
+        'full_attention': dict(rope_type='linear', factor=8.0, rope_theta=1e6), 'sliding_attention': dict(rope_type='default', rope_theta=1e4)}), 'gemma'),
+    'gpt_oss': ('gpt_oss', 'qwen3', dict(num_local_experts=4, num_experts_per_tok=2, sliding_window=8, rope_parameters=dict(
+        rope_type='yarn', rope_theta=1.5e5, factor=32.0, beta_fast=32.0, beta_slow=1.0, truncate=False, original_max_position_embeddings=128)), 'alternate'),
+    'deepseek_v3': ('deepseek_v3', 'qwen3', dict(kv_lora_rank=16, q_lora_rank=32, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16,
+        n_routed_experts=4, n_shared_experts=1, moe_intermediate_size=32, num_experts_per_tok=2, n_group=1, topk_group=1,
+        first_k_dense_replace=1, head_dim=None, rope_parameters=dict(rope_type='yarn', rope_theta=1e4,
+        factor=32.0, mscale=1.0, mscale_all_dim=1.0, beta_fast=32.0, beta_slow=1.0, original_max_position_embeddings=128)), None),
+    'mistral': ('mistral', 'qwen3', dict(sliding_window=8), None),
+    'phi3': ('phi3', 'qwen3', {}, None),
+    'olmo2': ('olmo2', 'qwen3', {}, None),
+    'granite': ('granite', 'qwen3', dict(embedding_multiplier=12.0, residual_multiplier=0.22, attention_multiplier=0.0625, logits_scaling=8.0), None),
+    'smollm3': ('smollm3', 'qwen3', {}, None),
+    'qwen3_5_vl': ('qwen3_5_text', 'qwen3', {**_LINEAR, 'head_dim': 32, 'rope_parameters': _QWEN35_ROPE}, 'hybrid'),  # saved as released: + vision
+}
+_LAYER_PATTERNS = {  # layer_types of an n-layer model
+    'hybrid': lambda n: ['full_attention' if i % 4 == 3 else 'linear_attention' for i in range(n)],     # Qwen3-Next/3.5: 3 DeltaNet, 1 attention
+    'gemma': lambda n: ['full_attention' if i % 6 == 5 else 'sliding_attention' for i in range(n)],     # Gemma 3: 5 sliding, 1 full
+    'alternate': lambda n: ['sliding_attention' if i % 2 == 0 else 'full_attention' for i in range(n)], # gpt-oss
+}
+
+# %% ../nbs/02_targets.ipynb #fed2172e
+def _config_for(model_type:str, **kw):
+    "The transformers config of `model_type` with fields `kw`; a `TargetError` naming the type when transformers lacks it."
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    if model_type not in CONFIG_MAPPING:
+        raise TargetError(f"model type {model_type!r} is unknown to the installed transformers {transformers.__version__}: "
+                          f"upgrade transformers to use this architecture")
+    return CONFIG_MAPPING[model_type](**kw)
+
+# %% ../nbs/02_targets.ipynb #7de54314
+def _arch_config(arch:str, vocab:int, num_layers:int, hidden_size:int, intermediate_size:int, num_heads:int, num_kv_heads:int,
+                 head_dim:int, tie_word_embeddings:bool=False, max_position_embeddings:int=4096, eos_token_id=None, pad_token_id=None,
+                 overrides:dict|None=None, # config fields over the architecture's own (e.g. a real model's DeltaNet head sizes)
+                ):
+    "The config of a model of `arch` (a key of `_ARCH`) with the given sizes."
+    if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
+    model_type, _, extra, pattern = _ARCH[arch]
+    kw = dict(vocab_size=vocab, hidden_size=hidden_size, intermediate_size=intermediate_size, num_hidden_layers=num_layers,
+              num_attention_heads=num_heads, num_key_value_heads=num_kv_heads, head_dim=head_dim,
+              max_position_embeddings=max_position_embeddings, tie_word_embeddings=tie_word_embeddings,
+              eos_token_id=eos_token_id, pad_token_id=pad_token_id, bos_token_id=None)
+    kw.update(extra); kw.update(overrides or {})
+    if pattern: kw['layer_types'] = _LAYER_PATTERNS[pattern](num_layers)
+    if 'kv_lora_rank' in extra: kw['num_key_value_heads'] = num_heads   # latent attention: one kv head per head, as DeepSeek's
+    return _config_for(model_type, **{k: v for k, v in kw.items() if v is not None or k in ('bos_token_id', 'pad_token_id', 'eos_token_id')})
+
+# %% ../nbs/02_targets.ipynb #bb678a9b
+def _wrap_vl(text_cfg, tie_word_embeddings:bool):
+    "`Qwen3_5ForConditionalGeneration` around the text config `text_cfg` with a small vision tower (the released checkpoints' layout)."
+    cls = getattr(transformers, 'Qwen3_5ForConditionalGeneration', None)
+    if cls is None: raise TargetError(f"the installed transformers {transformers.__version__} has no Qwen3_5ForConditionalGeneration: "
+                                      f"upgrade transformers to use Qwen3.5 checkpoints")
+    vision = dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=text_cfg.hidden_size, patch_size=4,
+                  num_position_embeddings=16)
+    return cls(transformers.Qwen3_5Config(text_config=text_cfg.to_dict(), vision_config=vision, tie_word_embeddings=tie_word_embeddings))
 
 # %% ../nbs/02_targets.ipynb #9cf3c095
 def make_tiny_target(path, # folder to write (created)
-                     arch:str='qwen3', # 'qwen3' or 'llama'
+                     arch:str='qwen3', # a key of `_ARCH`: 'qwen3', 'llama', 'llama3', 'qwen3_moe', 'qwen3_next', 'qwen3_5', 'gemma3', 'gpt_oss', ...
                      num_layers:int=6, hidden_size:int=64, intermediate_size:int=128,
                      num_heads:int=4, num_kv_heads:int=2, head_dim:int=16,
-                     template:str=None, # chat template family; default: qwen3 for qwen3, smollm2 for llama
+                     template:str=None, # chat template family; default: the architecture's (smollm2 for Llama, else qwen3)
                      tie_word_embeddings:bool=False, seed:int=0, dtype=torch.float32,
                      max_shard_size=None, # e.g. '100KB' to write a sharded checkpoint with an index
                      vocab_size:int=None, # embedding rows; default: the tokenizer's size + 1, rounded up to 64 (free rows)
                     ):
-    "Write a small random causal LM plus a real tokenizer with a chat template to `path`; return the path."
+    "Write a small random causal LM of architecture `arch` plus a real tokenizer with a chat template to `path`; return the path."
     if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
-    cfg_name, model_name, default_template = _ARCH[arch]
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
-    tok = make_tokenizer(template or default_template, save_dir=path)
+    tok = make_tokenizer(template or _ARCH[arch][1], save_dir=path)
     vocab = 64 * math.ceil((len(tok) + 1) / 64) if vocab_size is None else int(vocab_size)
     if vocab < len(tok): raise ValueError(f"vocab_size={vocab} is smaller than the tokenizer ({len(tok)} tokens)")
-    cfg = getattr(transformers, cfg_name)(vocab_size=vocab, hidden_size=hidden_size, intermediate_size=intermediate_size,
-        num_hidden_layers=num_layers, num_attention_heads=num_heads, num_key_value_heads=num_kv_heads, head_dim=head_dim,
-        max_position_embeddings=4096, tie_word_embeddings=tie_word_embeddings, eos_token_id=tok.eos_token_id,
-        pad_token_id=tok.pad_token_id, bos_token_id=None)
+    cfg = _arch_config(arch, vocab, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
+                       tie_word_embeddings, 4096, tok.eos_token_id, tok.pad_token_id)
     torch.manual_seed(seed)
-    model = getattr(transformers, model_name)(cfg).to(dtype)
+    model = (_wrap_vl(cfg, tie_word_embeddings) if arch == 'qwen3_5_vl' else AutoModelForCausalLM.from_config(cfg)).to(dtype)
     with torch.no_grad():  # a random model with a little more structure than init: scale up the embeddings
         model.get_input_embeddings().weight.normal_(0, 1.0)
     with _quiet_hf(): model.save_pretrained(path, **({} if max_shard_size is None else dict(max_shard_size=max_shard_size)))
     return path
-
-# %% ../nbs/02_targets.ipynb #8b48d0d9
-class TargetError(ValueError):
-    "A target folder, device, layer choice or tokenizer that cannot work; the message names what is wrong."
 
 # %% ../nbs/02_targets.ipynb #9dffc3d1
 def build_target_layer_ids(num_target_layers:int, # decoder layers of the target
@@ -101,13 +170,18 @@ def _causal_arch(name:str) -> bool:
 def _causal_config(path):
     "`(folder, config)` for a folder holding a decoder-only causal LM, else a `TargetError` saying what it holds."
     p = _check_folder(path)
+    try: model_type = json.loads((p/'config.json').read_text()).get('model_type')
+    except (OSError, ValueError, AttributeError) as e: raise TargetError(f"{p/'config.json'} cannot be read: {e}") from None
+    if model_type is not None: _config_for(model_type)      # a type this transformers does not know: refused by name
     try: cfg = AutoConfig.from_pretrained(p)
     except Exception as e: raise TargetError(f"{p/'config.json'} cannot be read: {e}") from e
     archs = list(getattr(cfg, 'architectures', None) or [])
     bad = (getattr(cfg, 'is_encoder_decoder', False) or type(cfg) not in MODEL_FOR_CAUSAL_LM_MAPPING
            or (archs and not any(_causal_arch(a) for a in archs)))
-    if bad: raise TargetError(f"{p} holds a {cfg.model_type!r} model ({', '.join(archs) or 'no architectures listed'}), "
-                              f"not a decoder-only causal LM: targets must load with AutoModelForCausalLM")
+    what = f"{p} holds a {cfg.model_type!r} model ({', '.join(archs) or 'no architectures listed'})"
+    if bad and type(cfg) in _IMAGE_TEXT_MAPPING: raise TargetError(f"{what}, which transformers loads only as an image-text-to-text "
+        f"model, not with AutoModelForCausalLM: not supported as a target (its text model: {cfg.get_text_config().model_type!r})")
+    if bad: raise TargetError(f"{what}, not a decoder-only causal LM: targets must load with AutoModelForCausalLM")
     return p, cfg
 
 # %% ../nbs/02_targets.ipynb #7c1a87a7
@@ -310,19 +384,39 @@ def _param_bytes(model) -> int:
 def _sync(device):
     if device.type == 'cuda': torch.cuda.synchronize(device)
 
+# %% ../nbs/02_targets.ipynb #65fcccd4
+TARGET_ATTN = ('auto', 'sdpa', 'eager', 'flex_attention')
+
+def _attn_supported(cls) -> list[str]:
+    "The attention implementations transformers' model class `cls` declares (eager always)."
+    return ['eager'] + [a for a, flag in (('sdpa', '_supports_sdpa'), ('flex_attention', '_supports_flex_attn')) if getattr(cls, flag, False)]
+
+# %% ../nbs/02_targets.ipynb #a70813f8
+def resolve_target_attn(config, # the target's transformers config
+                        choice:str='auto', # one of `TARGET_ATTN`
+                       ) -> str:
+    "The attention implementation to load the target with: `choice` if its model class supports it; auto: SDPA where supported, else eager."
+    if choice not in TARGET_ATTN: raise TargetError(f"--target-attn {choice!r}: choose one of {', '.join(TARGET_ATTN)}")
+    cls = MODEL_FOR_CAUSAL_LM_MAPPING[type(config)]
+    ok = _attn_supported(cls)
+    if choice == 'auto': return 'sdpa' if 'sdpa' in ok else 'eager'
+    if choice not in ok: raise TargetError(f"--target-attn {choice}: {cls.__name__} does not support it (it supports "
+                                           f"{', '.join(ok)}); use --target-attn auto")
+    return choice
+
 # %% ../nbs/02_targets.ipynb #e89484e3
-def _from_pretrained(p, device, dtype):
+def _from_pretrained(p, device, dtype, attn:str='sdpa'):
     with _quiet_hf():
-        return AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation='sdpa', device_map=str(device))
+        return AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation=attn, device_map=str(device))
 
 # %% ../nbs/02_targets.ipynb #77cc7e89
-def _load_copies(p:Path, devs:list, dtype, clone) -> tuple[list, list]:
+def _load_copies(p:Path, devs:list, dtype, clone, attn:str='sdpa') -> tuple[list, list]:
     "One model per device, each loaded or cloned from an earlier copy, with a report line; (models, [(seconds, bytes)])."
     models, info = [], []
     for i, dev in enumerate(tqdm(devs, desc='targets', unit='model', leave=False)):
         t0 = time.perf_counter()
         src = next((m for m in reversed(models) if clone is True or (clone == 'auto' and dev.type != 'cpu' and m.device.type == dev.type)), None)
-        m = _clone_model(src, dev) if src is not None else _from_pretrained(p, dev, dtype)
+        m = _clone_model(src, dev) if src is not None else _from_pretrained(p, dev, dtype, attn)
         _sync(dev)
         dt = time.perf_counter() - t0
         mem = torch.cuda.memory_allocated(dev) if dev.type == 'cuda' else _param_bytes(m)
@@ -330,12 +424,38 @@ def _load_copies(p:Path, devs:list, dtype, clone) -> tuple[list, list]:
         models.append(m); info.append((dt, mem))
     return models, info
 
+# %% ../nbs/02_targets.ipynb #3c1a0f1c
+HYBRID_KERNELS = 'flash-linear-attention fla-core einops'  # the [hybrid] extra of settings.ini
+
+def _importable(name:str) -> bool:
+    "Whether module `name` can be imported, without importing it (False where it is blocked by `sys.modules[name] = None`)."
+    try: return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError): return False
+
+# %% ../nbs/02_targets.ipynb #57d59254
+def linear_attention_layers(config) -> int:
+    "How many of the target's decoder layers are Gated DeltaNet (`linear_attention`): 0 for a plain transformer."
+    return list(getattr(config.get_text_config(), 'layer_types', None) or []).count('linear_attention')
+
+# %% ../nbs/02_targets.ipynb #3f5e38cc
+def hybrid_notice(config, devices, kernels:bool|None=None, # whether flash-linear-attention is installed; None: look
+                 ) -> str|None:
+    "One line when a hybrid target goes to a GPU without the DeltaNet kernels, else None."
+    n = linear_attention_layers(config)
+    if kernels is None: kernels = _importable('fla')
+    if not n or kernels or not any(torch.device(d).type == 'cuda' for d in devices): return None
+    return (f"note: {n} of the target's {config.get_text_config().num_hidden_layers} layers are Gated DeltaNet and "
+            f"flash-linear-attention is not installed, so they run transformers' PyTorch fallback and capture is about 3x "
+            f"slower (H200, Qwen3.5-shaped 3.9B target: 14.2k tokens/s without, 44.9k with); pip install {HYBRID_KERNELS} "
+            f"(the dflash_nb[hybrid] extra)")
+
 # %% ../nbs/02_targets.ipynb #90cc0e0e
 def load_targets(path, # local folder of a HF causal LM (safetensors)
                  devices, # e.g. ['cuda:0', 'cuda:1'] or ['cpu', 'cpu']: one copy each
                  dtype=torch.bfloat16, layer_ids=None, # explicit taps; default: the reference rule
                  num_taps:int=5, # taps for the reference rule when `layer_ids` is None
                  clone='auto', # further copies cloned device to device: 'auto' (GPUs only), True, False
+                 attn_implementation:str='auto', # --target-attn: 'auto' (SDPA where the model class has it, else eager), 'sdpa', 'eager', 'flex_attention'
                 ) -> list[Target]:
     "Load one frozen copy of the target per device, reporting time and memory per copy; `Target`s in device order."
     p, cfg = _causal_config(path)
@@ -343,16 +463,18 @@ def load_targets(path, # local folder of a HF causal LM (safetensors)
     devs = [_check_device(d) for d in devices]
     if not devs: raise TargetError("no devices given")
     ids = _resolve_layer_ids(layer_ids, num_taps, cfg.get_text_config().num_hidden_layers, where=str(p))
+    attn = resolve_target_attn(cfg, attn_implementation)
+    if (note := hybrid_notice(cfg, devs)): print(note, file=sys.stderr, flush=True)
     print(f"Loading {len(devs)} target models...")
-    models, info = _load_copies(p, devs, dtype, clone)
+    models, info = _load_copies(p, devs, dtype, clone, attn)
     targets = [Target(m, ids, path=p) for m in models]
     for t, (dt, mem) in zip(targets, info): t.load_s, t.mem_bytes = dt, mem
     return targets
 
 # %% ../nbs/02_targets.ipynb #d5e864c4
-def load_target(path, device='cpu', dtype=torch.bfloat16, layer_ids=None, num_taps:int=5) -> Target:
+def load_target(path, device='cpu', dtype=torch.bfloat16, layer_ids=None, num_taps:int=5, attn_implementation:str='auto') -> Target:
     "One frozen target on `device` (see `load_targets`)."
-    return load_targets(path, [device], dtype=dtype, layer_ids=layer_ids, num_taps=num_taps)[0]
+    return load_targets(path, [device], dtype=dtype, layer_ids=layer_ids, num_taps=num_taps, attn_implementation=attn_implementation)[0]
 
 # %% ../nbs/02_targets.ipynb #fe0c9f32
 def _tensor_files(p:Path) -> dict:
@@ -533,22 +655,22 @@ QWEN3_8B_SHAPE = dict(num_layers=36, hidden_size=4096, intermediate_size=12288, 
 def make_random_target(path, arch:str='qwen3', num_layers:int=36, hidden_size:int=4096, intermediate_size:int=12288,
                        num_heads:int=32, num_kv_heads:int=8, head_dim:int=128, vocab_size:int=151936,
                        device=None, # where to fill the weights; default cuda if available
-                       dtype=torch.bfloat16, seed:int=0, max_shard_size='5GB') -> Path:
-    "Write a random causal LM of the given shape (default Qwen3-8B) as safetensors plus a tokenizer to `path`."
+                       dtype=torch.bfloat16, seed:int=0, max_shard_size='5GB',
+                       config:dict|None=None, # config fields over the architecture's own (e.g. {'linear_num_value_heads': 32})
+                      ) -> Path:
+    "Write a random causal LM of architecture `arch` and the given shape (default Qwen3-8B) as safetensors plus a tokenizer to `path`."
     if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
-    cfg_name, model_name, template = _ARCH[arch]
     dev = _check_device(device or ('cuda' if torch.cuda.is_available() else 'cpu'))
-    cfg = getattr(transformers, cfg_name)(vocab_size=vocab_size, hidden_size=hidden_size, intermediate_size=intermediate_size,
-        num_hidden_layers=num_layers, num_attention_heads=num_heads, num_key_value_heads=num_kv_heads, head_dim=head_dim,
-        max_position_embeddings=40960, tie_word_embeddings=False, bos_token_id=None, eos_token_id=1, pad_token_id=0)
-    with torch.device('meta'): model = getattr(transformers, model_name)(cfg)
+    cfg = _arch_config(arch, vocab_size, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
+                       False, 40960, eos_token_id=1, pad_token_id=0, overrides=config)
+    with torch.device('meta'): model = AutoModelForCausalLM.from_config(cfg)
     model = model.to(dtype).to_empty(device=dev)
     g = torch.Generator(dev).manual_seed(seed)
     with torch.no_grad():
         for p in model.parameters(): p.fill_(1.0) if p.dim() == 1 else p.normal_(0, 0.02, generator=g)
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
     with _quiet_hf(): model.save_pretrained(path, max_shard_size=max_shard_size)
-    make_tokenizer(template, save_dir=path)
+    make_tokenizer(_ARCH[arch][1], save_dir=path)
     return path
 
 # %% ../nbs/02_targets.ipynb #2e70549f
@@ -610,3 +732,40 @@ def benchmark_capture(path, device='cuda', lengths=(1024, 3072, 8192), tokens_pe
     print(f"target {path}: {t.num_layers} layers, taps {t.layer_ids}, load {t.load_s:.1f}s, mem {t.mem_bytes / 1e9:.1f} GB on {t.device}")
     print(df.to_string(index=False, float_format=lambda x: f'{x:.3g}'))
     return df
+
+# %% ../nbs/02_targets.ipynb #c9006260
+def capture_rate(path, device='cuda', seq_len:int=8192, batch:int=1, layer_ids=None, warmup:int=2, iters:int=5, seed:int=0) -> dict:
+    "Capture tokens/s of the target at `path` on `batch` random sequences of `seq_len`, and whether the DeltaNet kernels were importable."
+    with contextlib.redirect_stdout(io.StringIO()): t = load_target(path, device, layer_ids=layer_ids)
+    ids = torch.randint(0, t.config.get_text_config().vocab_size, (batch, seq_len), generator=torch.Generator().manual_seed(seed)).to(t.device)
+    ms = _median_ms(lambda: t.capture(ids), warmup, iters, t.device)
+    return dict(tokens=batch * seq_len, capture_ms=ms, tok_s=batch * seq_len / ms * 1e3, kernels=_importable('fla'))
+
+# %% ../nbs/02_targets.ipynb #c8a6c58d
+def _rate_without_kernels(path, device, seq_len:int, batch:int, warmup:int, iters:int) -> dict:
+    "`capture_rate` in a subprocess where `fla` and `causal_conv1d` cannot be imported (transformers' PyTorch fallback)."
+    code = ("import sys, json; sys.modules['fla'] = None; sys.modules['causal_conv1d'] = None\n"
+            "from dflash_nb.targets import capture_rate\n"
+            f"print(json.dumps(capture_rate({str(path)!r}, {str(device)!r}, {seq_len}, {batch}, warmup={warmup}, iters={iters})))")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    if r.returncode: raise RuntimeError(f"capture without the kernels failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}")
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+# %% ../nbs/02_targets.ipynb #63f13022
+_QWEN35_4B_TEXT = dict(num_layers=32, hidden_size=2560, intermediate_size=9216, num_heads=16, num_kv_heads=4, head_dim=256, vocab_size=248320)
+HYBRID_BENCH_SHAPES = {  # Qwen3.5-4B's text model, and a dense Qwen3 of the same width, depth and attention shape
+    'qwen3_5': dict(arch='qwen3_5', **_QWEN35_4B_TEXT, config=dict(head_dim=256, linear_num_key_heads=16, linear_num_value_heads=32,
+                                                                  linear_key_head_dim=128, linear_value_head_dim=128)),
+    'qwen3': dict(arch='qwen3', **_QWEN35_4B_TEXT)}
+
+# %% ../nbs/02_targets.ipynb #13153ae1
+def benchmark_hybrid_capture(root, device='cuda', seq_len:int=8192, batch:int=1, shapes:dict=None, warmup:int=2, iters:int=5) -> pd.DataFrame:
+    "Capture tokens/s of each target of `shapes` (default `HYBRID_BENCH_SHAPES`), hybrids also with the DeltaNet kernels blocked."
+    rows = []
+    for name, shape in (shapes or HYBRID_BENCH_SHAPES).items():
+        p = Path(root) / name
+        if not (p/'config.json').is_file(): make_random_target(p, device=device, **shape)
+        n = linear_attention_layers(AutoConfig.from_pretrained(p))
+        rows.append(dict(target=name, deltanet_layers=n, run='this process', **capture_rate(p, device, seq_len, batch, warmup=warmup, iters=iters)))
+        if n: rows.append(dict(target=name, deltanet_layers=n, run='fla blocked', **_rate_without_kernels(p, device, seq_len, batch, warmup, iters)))
+    return pd.DataFrame(rows)

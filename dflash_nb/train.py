@@ -34,6 +34,7 @@ class TrainConfig:
     data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
     heldout: str = _opt('data_samples/chitchat_heldout.jsonl.gz', "held-out prompts for acceptance-length (tau) evaluation ('' to skip)")
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
+    target_attn: str = _opt('auto', "target attention implementation: 'auto' (SDPA where the target's model class supports it, else eager, e.g. gpt-oss), 'sdpa', 'eager', 'flex_attention'")
     # layout
     target_devices: str = _opt('auto', "devices holding a target, e.g. '0,1,2,3,4', 'cuda:0', 'cpu' ('auto': every GPU, else cpu)")
     drafter_devices: str = _opt('auto', "devices holding a drafter replica, e.g. '5,6,7' ('auto' or equal to target_devices: colocated)")
@@ -363,6 +364,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
     "A `ConfigError` naming the first option out of range (and what it accepts); malformed layer ids or devices raise here too."
     checks = [(cfg.precision in ('bf16', 'fp32'), 'precision', "use bf16, fp32 or auto"),
               (cfg.attention in ('flex', 'sdpa'), 'attention', "use flex, sdpa or auto"),
+              (cfg.target_attn in ('auto', 'sdpa', 'eager', 'flex_attention'), 'target_attn', "use auto, sdpa, eager or flex_attention"),
               (not (cfg.attention == 'flex' and cpu), 'attention', "flex has no backward on CPU: use sdpa there"),
               (cfg.enable_thinking in ('auto', 'on', 'off'), 'enable_thinking', "use auto, on or off"),
               (cfg.eval_protocol in ('ours', 'reference'), 'eval_protocol', "use ours or reference"),
@@ -805,7 +807,8 @@ def _load_target(self:Trainer):
     if self.rank == 0: _say(f"Loading {self.layout_T} target models...")
     import contextlib, io
     with contextlib.redirect_stdout(io.StringIO()):
-        self.target = load_targets(self.target_path, [self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids)[0]
+        self.target = load_targets(self.target_path, [self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids,
+                                   attn_implementation=self.cfg.target_attn)[0]
     _say(f"Target {self.role.target_idx} on {self.device}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB")
 
 # %% ../nbs/06_train.ipynb #098e7dbe
