@@ -1,5 +1,5 @@
 # nbdev 2 template setup.py, reading settings.ini (the pkg_resources import is removed: it is gone from
-# current setuptools, see ../shared/reference/nbdev.md §0).
+# current setuptools, see `docs/nbdev.md` §0).
 from configparser import ConfigParser
 import setuptools, shlex
 assert setuptools.__version__ >= '36.2'
