@@ -21,6 +21,7 @@ __all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
+from transformers.cache_utils import DynamicLayer
 from .data import read_conversations
 from .drafter import crop_cache
 
@@ -44,14 +45,23 @@ def draft_settings(drafter) -> tuple[int, int, list[int]]:
                                  f"its config and config.dflash_config)")
     return int(vals[0]), int(vals[1]), [int(i) for i in vals[2]]
 
+# %% ../nbs/07_eval.ipynb #250dc09c
+def _has_state(layer) -> bool: return any(hasattr(layer, a) for a in ('recurrent_states', 'conv_states', 'ssm_states'))
+
+def _full_kv_layers(cache):
+    "`cache` with every sliding-window key/value layer replaced by a full `DynamicLayer` (the model's mask does the windowing)."
+    for i, l in enumerate(getattr(cache, 'layers', None) or []):
+        if getattr(l, 'is_sliding', False) and not _has_state(l): cache.layers[i] = DynamicLayer()
+    return cache
+
 # %% ../nbs/07_eval.ipynb #7ae2a321
 def make_cache(config=None) -> DynamicCache:
-    "A croppable `DynamicCache` shaped by `config` (a transformers config, or one with `get_text_config`); else a plain one."
+    "A croppable `DynamicCache` shaped by `config` (a transformers config, or one with `get_text_config`), sliding layers full; else a plain one."
     cache = None
     if isinstance(config, PretrainedConfig) or hasattr(config, 'get_text_config'):
         try: cache = DynamicCache(config=config if isinstance(config, PretrainedConfig) else config.get_text_config())
         except Exception: cache = None
-    cache = DynamicCache() if cache is None else cache
+    cache = _full_kv_layers(DynamicCache() if cache is None else cache)
     if hasattr(cache, 'activate_past_recording'): cache.activate_past_recording()
     return cache
 
@@ -897,12 +907,13 @@ def _lossless_prompt(prompt) -> torch.Tensor:
 
 # %% ../nbs/07_eval.ipynb #cb845986
 def _greedy_ids(model, ids, n:int) -> torch.Tensor:
-    "transformers' greedy `generate`: exactly `n` new tokens (no end token), on the CPU."
+    "transformers' greedy `generate`: exactly `n` new tokens, an end token decoded like any other (as the loops without stop ids), on the CPU."
     x = ids.view(1, -1).to(model.get_input_embeddings().weight.device)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')   # a checkpoint's sampling defaults, overridden by do_sample=False
-        g = model.generate(x, attention_mask=torch.ones_like(x), do_sample=False, max_new_tokens=n, min_new_tokens=n,
+        g = model.generate(x, attention_mask=torch.ones_like(x), do_sample=False, max_new_tokens=n, eos_token_id=None,
                            pad_token_id=getattr(model.generation_config, 'pad_token_id', None) or 0)
+    if g.shape[1] - x.shape[1] != n: raise RuntimeError(f"generate gave {g.shape[1] - x.shape[1]} new tokens, not {n}: it stopped at an end token")
     return g[0, x.shape[1]:].cpu()
 
 # %% ../nbs/07_eval.ipynb #e6f3b1d5
