@@ -11,6 +11,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
+from tqdm import tqdm as std_tqdm
 
 # %% auto #0
 __all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'rollback_layers',
@@ -21,6 +22,7 @@ __all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
+from transformers.cache_utils import DynamicLayer
 from .data import read_conversations
 from .drafter import crop_cache
 
@@ -44,14 +46,23 @@ def draft_settings(drafter) -> tuple[int, int, list[int]]:
                                  f"its config and config.dflash_config)")
     return int(vals[0]), int(vals[1]), [int(i) for i in vals[2]]
 
+# %% ../nbs/07_eval.ipynb #250dc09c
+def _has_state(layer) -> bool: return any(hasattr(layer, a) for a in ('recurrent_states', 'conv_states', 'ssm_states'))
+
+def _full_kv_layers(cache):
+    "`cache` with every sliding-window key/value layer replaced by a full `DynamicLayer` (the model's mask does the windowing)."
+    for i, l in enumerate(getattr(cache, 'layers', None) or []):
+        if getattr(l, 'is_sliding', False) and not _has_state(l): cache.layers[i] = DynamicLayer()
+    return cache
+
 # %% ../nbs/07_eval.ipynb #7ae2a321
 def make_cache(config=None) -> DynamicCache:
-    "A croppable `DynamicCache` shaped by `config` (a transformers config, or one with `get_text_config`); else a plain one."
+    "A croppable `DynamicCache` shaped by `config` (a transformers config, or one with `get_text_config`), sliding layers full; else a plain one."
     cache = None
     if isinstance(config, PretrainedConfig) or hasattr(config, 'get_text_config'):
         try: cache = DynamicCache(config=config if isinstance(config, PretrainedConfig) else config.get_text_config())
         except Exception: cache = None
-    cache = DynamicCache() if cache is None else cache
+    cache = _full_kv_layers(DynamicCache() if cache is None else cache)
     if hasattr(cache, 'activate_past_recording'): cache.activate_past_recording()
     return cache
 
@@ -526,18 +537,26 @@ def _two_loops(model, drafter, encoded, max_new_tokens, block_size, kw, fast) ->
                                             stop_token_ids=kw['stop_token_ids'], generator=kw['generator'])
     return spec, plain
 
+# %% ../nbs/07_eval.ipynb #fb997923
+def _bar_postfix(stats) -> str:
+    "The tau bar's postfix after the runs `stats` (`SpecStats`): tokens so far, tokens/s, the running pooled tau."
+    n, secs, c = sum(s.n_new for s in stats), sum(s.prefill_s + s.decode_s for s in stats), [x for s in stats for x in s.committed]
+    return f"{n} tokens, {n / max(secs, 1e-9):.1f} tok/s, tau {np.mean(c) if c else float('nan'):.2f} pooled"
+
 # %% ../nbs/07_eval.ipynb #51c9d70d
-def _run_prompts(spec, plain, encoded, tokenizer, baseline, temperature, progress) -> tuple:
-    "`(stats, baseline stats or None, identical outputs or None, texts)` over the prompts."
+def _run_prompts(spec, plain, encoded, tokenizer, baseline, temperature, progress, **bar_kw) -> tuple:
+    "`(stats, baseline stats or None, identical outputs or None, texts)` over the prompts; `bar_kw` go to the tqdm bar."
     stats, base, same, texts = [], ([] if baseline else None), ([] if baseline and temperature <= 0 else None), []
     n_base = len(encoded) if baseline is True else int(baseline or 0)
-    for i, ids in enumerate(tqdm(encoded, desc='acceptance length', unit='prompt', disable=not progress)):
-        out, st = spec(ids)
-        stats.append(st); texts.append(tokenizer.decode(out, skip_special_tokens=True))
-        if i < n_base:
-            bout, bst = plain(ids)
-            base.append(bst)
-            if same is not None: same.append(bool(torch.equal(out, bout)))
+    with (std_tqdm if 'file' in bar_kw else tqdm)(total=len(encoded), desc='tau', unit='prompt', disable=not progress, **bar_kw) as bar:
+        for i, ids in enumerate(encoded):
+            out, st = spec(ids)
+            stats.append(st); texts.append(tokenizer.decode(out, skip_special_tokens=True))
+            if i < n_base:
+                bout, bst = plain(ids)
+                base.append(bst)
+                if same is not None: same.append(bool(torch.equal(out, bout)))
+            bar.set_postfix_str(_bar_postfix(stats), refresh=False); bar.update()
     return stats, base, same, texts
 
 # %% ../nbs/07_eval.ipynb #9ee85c8f
@@ -552,7 +571,7 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
                       baseline:bool|int=None, # also time the target alone (an int: on the first that many prompts); default: on a GPU only
                       warmup:bool=None, # an untimed run of the first prompt first; default: on a GPU only
                       seed:int=0, # for temperature > 0
-                      progress:bool=True,
+                      progress:bool|dict=True, # a bar over the prompts; a dict: the bar's tqdm arguments (`file`, `leave`, ...)
                       chat_template_kwargs:dict=None, # default: `data.template_kwargs(tokenizer)`, as training
                       protocol:str='ours', # 'ours' or 'reference' (z-lab benchmark counting, length, stop token, averaging)
                       fast:bool=False, # both loops through `FastDecoder` (static caches, CUDA graphs on a GPU; greedy, protocol 'ours')
@@ -569,7 +588,8 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
     if warmup and encoded:
         spec(encoded[0])
         if baseline: plain(encoded[0])
-    stats, base, same, texts = _run_prompts(spec, plain, encoded, tokenizer, baseline, temperature, progress)
+    bar_kw = progress if isinstance(progress, dict) else {}
+    stats, base, same, texts = _run_prompts(spec, plain, encoded, tokenizer, baseline, temperature, bool(progress) or isinstance(progress, dict), **bar_kw)
     return AcceptanceResult(stats[0].block_size if stats else (block_size or draft_settings(drafter)[0]), temperature,
                             stats, base, same, texts, protocol)
 
@@ -897,12 +917,13 @@ def _lossless_prompt(prompt) -> torch.Tensor:
 
 # %% ../nbs/07_eval.ipynb #cb845986
 def _greedy_ids(model, ids, n:int) -> torch.Tensor:
-    "transformers' greedy `generate`: exactly `n` new tokens (no end token), on the CPU."
+    "transformers' greedy `generate`: exactly `n` new tokens, an end token decoded like any other (as the loops without stop ids), on the CPU."
     x = ids.view(1, -1).to(model.get_input_embeddings().weight.device)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')   # a checkpoint's sampling defaults, overridden by do_sample=False
-        g = model.generate(x, attention_mask=torch.ones_like(x), do_sample=False, max_new_tokens=n, min_new_tokens=n,
+        g = model.generate(x, attention_mask=torch.ones_like(x), do_sample=False, max_new_tokens=n, eos_token_id=None,
                            pad_token_id=getattr(model.generation_config, 'pad_token_id', None) or 0)
+    if g.shape[1] - x.shape[1] != n: raise RuntimeError(f"generate gave {g.shape[1] - x.shape[1]} new tokens, not {n}: it stopped at an end token")
     return g[0, x.shape[1]:].cpu()
 
 # %% ../nbs/07_eval.ipynb #e6f3b1d5
