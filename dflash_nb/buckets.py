@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_buckets.ipynb #6402fab6
 from __future__ import annotations
-import hashlib, json, warnings
+import hashlib, json
 from dataclasses import dataclass, asdict
 from itertools import chain
 from pathlib import Path
@@ -13,8 +13,8 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['REFERENCE_BOUNDARIES', 'REFERENCE_MAX_TOKENS', 'synthetic_reference_lengths', 'load_reference_lengths', 'BucketError',
-           'check_boundaries', 'bucket_ranges', 'assign_buckets', 'derive_boundaries', 'CostModel', 'group_sort',
-           'cut_batches', 'BucketedBatchSampler', 'global_batches', 'tail', 'set_epoch', 'state_dict',
+           'check_boundaries', 'bucket_ranges', 'assign_buckets', 'Boundaries', 'derive_boundaries', 'CostModel',
+           'group_sort', 'cut_batches', 'BucketedBatchSampler', 'global_batches', 'tail', 'set_epoch', 'state_dict',
            'load_state_dict', 'batch_overlap', 'bucket_stats', 'stats', 'print_bucket_table', 'plot_length_hist',
            'plot_batches_per_bucket', 'plot_padding_efficiency', 'plot_buckets', 'bucket_explorer',
            'synthetic_conversations']
@@ -89,13 +89,18 @@ def assign_buckets(lengths, boundaries, min_length: int = 0) -> np.ndarray:
     ids[(L >= b[-1]) | (L < min_length)] = -1
     return ids
 
+# %% ../nbs/01_buckets.ipynb #b0a1e2d3
+class Boundaries(list):
+    "Upper bucket edges (a plain list to every reader) with a `note`: why there are fewer buckets than asked for, or None."
+    def __init__(self, edges=(), note: str | None = None): super().__init__(edges); self.note = note
+
 # %% ../nbs/01_buckets.ipynb #01e9dab3
 def derive_boundaries(lengths, # sample lengths
                       n_buckets: int, # number of buckets wanted
                       min_length: int = 0, # first bucket starts here; shorter samples are ignored
                       max_length: int | None = None, # last edge is `max_length + 1` (default: longest sample)
                       round_to: int = 1, # round inner edges to a multiple of this
-                     ) -> list[int]: # upper edges, usable as `boundaries`
+                     ) -> Boundaries: # upper edges, usable as `boundaries`; `.note` says if there are fewer than asked
     "Upper bucket edges that split the token mass of `lengths` into `n_buckets` nearly equal parts."
     L = np.sort(np.asarray(lengths, dtype=np.int64))
     if n_buckets < 1: raise BucketError(f"n_buckets must be >= 1, got {n_buckets}")
@@ -106,9 +111,9 @@ def derive_boundaries(lengths, # sample lengths
     inner = L[np.searchsorted(cm, cm[-1] * np.arange(1, n_buckets) / n_buckets)].astype(np.int64) + 1
     inner = (np.round(inner / round_to) * round_to).astype(np.int64)
     edges = sorted({int(e) for e in inner if min_length < e <= top} | {top + 1})
-    if len(edges) < n_buckets:
-        warnings.warn(f"derive_boundaries: lengths too concentrated for {n_buckets} buckets; got {len(edges)}")
-    return edges
+    few = len(edges) < n_buckets   # equal token mass needs more distinct lengths than the data has
+    return Boundaries(edges, f"{len(edges)} bucket(s), not the {n_buckets} asked for: the lengths are too concentrated to split "
+                             f"further (usual with small or uniform data)" if few else None)
 
 # %% ../nbs/01_buckets.ipynb #e82a29cb
 @dataclass(frozen=True)
@@ -214,6 +219,7 @@ class BucketedBatchSampler:
         if max_samples is not None and max_samples < 1: raise BucketError(f"max_samples must be >= 1, got {max_samples}")
         if valid is not None and len(valid) != len(L): raise BucketError(f"valid has {len(valid)} entries, lengths {len(L)}")
         self.lengths, self.boundaries, self.min_length = L, check_boundaries(boundaries, min_length).tolist(), int(min_length)
+        self.note = getattr(boundaries, 'note', None)  # `derive_boundaries`' word on the edges, for the bucket table
         self.max_tokens, self.max_samples, self.cost = int(max_tokens), max_samples, cost
         self.seed, self.rank, self.world_size, self.group_size, self.min_groups = int(seed), int(rank), int(world_size), int(group_size), int(min_groups)
         self.bucket = assign_buckets(L, self.boundaries, self.min_length)
@@ -359,7 +365,7 @@ def bucket_stats(lengths, boundaries=REFERENCE_BOUNDARIES, batches=None, min_len
                        'tokens': np.bincount(bid[ins], weights=L[ins], minlength=K).astype(np.int64)})
     df.index.name = 'bucket'
     df.attrs.update(n_samples=len(L), outside_short=int((L < min_length).sum()), outside_long=int((L >= rg[-1][1]).sum()),
-                    min_length=min_length, boundaries=[r[1] for r in rg], max_tokens=max_tokens)
+                    min_length=min_length, boundaries=[r[1] for r in rg], max_tokens=max_tokens, note=getattr(boundaries, 'note', None))
     if batches is not None: _add_batch_stats(df, L, batches, boundaries, min_length, max_tokens, work)
     return df
 
@@ -387,7 +393,7 @@ def stats(self: BucketedBatchSampler, epoch: int | None = None) -> pd.DataFrame:
     "`bucket_stats` of the global plan of `epoch` (default: current), with the tail and drafter work when a cost model is set."
     e = self.epoch if epoch is None else epoch
     df = bucket_stats(self.lengths, self.boundaries, self.global_batches(e), self.min_length, self.max_tokens, self.work)
-    df.attrs.update(tail=self.tail(e), world_size=self.world_size, epoch=e, seed=self.seed)
+    df.attrs.update(tail=self.tail(e), world_size=self.world_size, epoch=e, seed=self.seed, note=self.note)
     return df
 
 # %% ../nbs/01_buckets.ipynb #ff1b475a
@@ -404,6 +410,7 @@ def print_bucket_table(stats, title: str | None = None, file=None):
     for lab, r in zip(labels, stats.itertuples()):
         if has_b: out(f"  {lab:<{w}} {r.batches:6d} batches ({r.share:5.1f}%) {r.samples:9,} samples  efficiency {r.efficiency:.3f}")
         else: out(f"  {lab:<{w}} {r.samples:9,} samples ({100 * r.samples / max(stats.samples.sum(), 1):5.1f}%)")
+    if a.get('note'): out(f"  {a['note']}")
     short = f"{a['outside_short']:,} shorter than {a['min_length']}, " if a['min_length'] else ''
     out(f"  Outside the buckets: {a['outside_short'] + a['outside_long']:,} samples ({short}{a['outside_long']:,} at or above "
         f"{a['boundaries'][-1]}), not trained on")

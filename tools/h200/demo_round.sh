@@ -6,7 +6,7 @@
 #   ab     08_bench's --capture-ahead cells (two 80-step demo runs, with and without); the option becomes the default for
 #          the seeds below if its median step is at least 5 % shorter and the losses agree (the rule the notebook states)
 #   regen  the target's greedy answers to the prompts of chitchat_train.jsonl.gz not yet answered in
-#          chitchat_train_greedy.jsonl.gz or chitchat_train_greedy_b.jsonl.gz (regen_all.py --skip), as
+#          chitchat_train_greedy.jsonl.gz or chitchat_train_greedy_b.jsonl.gz (dflash_nb_regen --skip), as
 #          chitchat_train_greedy_c.jsonl.gz (4,060 prompts after the seventh round; stage.sh's WHEELS=gguf A_DATA=... brings the prompts)
 #   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1, one after the other, alone on the
 #          GPU, its defaults changed only by a CLOCK-minute clock (default 8.75); --no-capture-ahead if ab ran and lost
@@ -55,7 +55,7 @@ log "start: phases $PHASES"
 python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> $P/pipeline.log 2>&1 || { log "demo_target failed"; touch $P/DONE; exit 1; }
 if [[ " $PHASES " == *" regen "* ]]; then
   mkdir -p $P/regen
-  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train.jsonl.gz $P/regen \
+  timeout ${REGEN_HARD:-400} python3 -m dflash_nb.regen data_samples/chitchat_train.jsonl.gz $P/regen \
     --skip data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz --name chitchat_train_greedy_c --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen.log 2>&1
   log "regen rc=$?"; tail -1 $P/regen.log >> $P/pipeline.log
 fi
@@ -89,13 +89,13 @@ if [[ " $PHASES " == *" seeds "* ]]; then
 fi
 if [[ " $PHASES " == *" regen_ctx "* ]]; then
   mkdir -p $P/regen
-  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train_ctx1.jsonl.gz $P/regen --name chitchat_train_ctx1_greedy \
+  timeout ${REGEN_HARD:-400} python3 -m dflash_nb.regen data_samples/chitchat_train_ctx1.jsonl.gz $P/regen --name chitchat_train_ctx1_greedy \
     --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen_ctx.log 2>&1
   log "regen_ctx rc=$?"; tail -1 $P/regen_ctx.log >> $P/pipeline.log
 fi
 if [[ " $PHASES " == *" regen_sampled "* ]]; then
   mkdir -p $P/regen
-  timeout ${REGEN_HARD:-400} python3 tools/h200/regen_all.py data_samples/chitchat_train.jsonl.gz $P/regen --temperature 0.7 --seed 0 \
+  timeout ${REGEN_HARD:-400} python3 -m dflash_nb.regen data_samples/chitchat_train.jsonl.gz $P/regen --temperature 0.7 --seed 0 \
     --limit ${SAMPLED_N:-20000} --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen_sampled.log 2>&1
   log "regen_sampled rc=$?"; tail -1 $P/regen_sampled.log >> $P/pipeline.log
 fi
