@@ -4,18 +4,20 @@
 
 # %% ../nbs/05a_run.ipynb #2f2c9428
 from __future__ import annotations
-import datetime, json, os, shutil, signal, subprocess, sys, time
+import contextlib, datetime, errno, json, os, shutil, signal, subprocess, sys, threading, time
 from pathlib import Path
 import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['check_run_dir', 'set_aside', 'save_checkpoint', 'checkpoint_problem', 'find_checkpoint', 'load_checkpoint',
-           'clean_leftovers', 'weights_fingerprint', 'config_fingerprint', 'data_fingerprint', 'run_identity',
-           'checkpoint_meta', 'refuse_other_run', 'StopFlag', 'threading_main', 'launch_torchrun']
+__all__ = ['LOCK_NAME', 'check_run_dir', 'RunLock', 'set_aside', 'pause_point', 'save_checkpoint', 'checkpoint_problem',
+           'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'SaveError', 'weights_fingerprint',
+           'config_fingerprint', 'data_fingerprint', 'run_identity', 'checkpoint_meta', 'refuse_other_run', 'StopRun',
+           'stop_status', 'StopFlag', 'threading_main', 'report_status', 'read_status', 'watch_launcher',
+           'launch_torchrun']
 
 # %% ../nbs/05a_run.ipynb #e2da7bf0
-from .layout import ConfigError, torchrun_workers
+from .layout import ConfigError, torchrun_workers, _proc_start, _stop_code
 
 # %% ../nbs/05a_run.ipynb #d001f4ef
 def check_run_dir(d):
@@ -26,6 +28,54 @@ def check_run_dir(d):
         d.mkdir(parents=True, exist_ok=True)
         probe = d / f'.write-test-{os.getpid()}'; probe.write_text('ok'); probe.unlink()
     except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
+
+# %% ../nbs/05a_run.ipynb #ee33c1fd
+LOCK_NAME = 'run.lock'
+
+def _holder(path) -> dict:
+    "What the lock file at `path` says of its holder (`{}` if it cannot be read; retried while it is being written)."
+    for _ in range(20):
+        try: h = json.loads(Path(path).read_text() or 'null')
+        except (OSError, ValueError): h = None
+        if h: return h
+        time.sleep(0.05)
+    return {}
+
+# %% ../nbs/05a_run.ipynb #29f1d61c
+class RunLock:
+    "An exclusive `flock` on `run_dir/run.lock` for one live run, the file naming its holder; the kernel drops it when the holder dies."
+    def __init__(self, run_dir): self.run_dir, self.fd = Path(run_dir), None
+    @property
+    def path(self) -> Path: return self.run_dir / LOCK_NAME
+
+    def acquire(self):
+        "Take the lock (creating the folder if need be), or raise a `ConfigError` naming the holder; nothing in the folder is changed then."
+        import fcntl, socket
+        d = self.run_dir
+        if d.exists() and not d.is_dir(): raise ConfigError(f"--run-dir {d}: exists and is not a folder; choose another --run-dir")
+        try: d.mkdir(parents=True, exist_ok=True); fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError: os.close(fd); raise ConfigError(self.busy(_holder(self.path))) from None
+        me = dict(pid=os.getpid(), host=socket.gethostname(), since=datetime.datetime.now().isoformat(' ', 'seconds'),
+                  command=' '.join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else '')
+        os.ftruncate(fd, 0); os.write(fd, json.dumps(me).encode()); self.fd = fd
+        return self
+
+    def busy(self, h:dict) -> str:
+        "The refusal: who holds the folder, since when, and the ways on."
+        who = f"pid {h.get('pid', '?')} on {h.get('host', '?')}, since {h.get('since', '?')}"
+        cmd = h.get('command', ''); cmd = cmd if len(cmd) <= 160 else cmd[:157] + '...'
+        return (f"--run-dir {self.run_dir}: in use by another run ({who}: {cmd}); wait for it to end, stop it "
+                f"(kill -TERM {h.get('pid', '<pid>')} saves and stops it), or choose another --run-dir")
+
+    def release(self):
+        "Drop the lock (the file stays: the next holder rewrites it)."
+        if self.fd is None: return
+        import fcntl
+        fcntl.flock(self.fd, fcntl.LOCK_UN); os.close(self.fd); self.fd = None
+    def __enter__(self): return self if self.fd is not None else self.acquire()
+    def __exit__(self, *exc): self.release()
 
 # %% ../nbs/05a_run.ipynb #4c48747a
 def set_aside(run_dir, say=print):
@@ -41,6 +91,14 @@ def set_aside(run_dir, say=print):
     say(f"{run_dir} held an earlier run's records: moved to {dst.name}/ (a fresh start; --resume auto continues a run)")
     return dst
 
+# %% ../nbs/05a_run.ipynb #93e7fd6b
+def pause_point(phase:str, flag=None):
+    "With `DFLASH_NB_PAUSE_AT` naming `phase`: say so on stderr and wait here until a signal sets the stop flag (tests)."
+    if phase not in os.environ.get('DFLASH_NB_PAUSE_AT', '').split(','): return
+    flag = flag if flag is not None else StopFlag.current
+    print(f"[dflash_nb] paused in phase {phase} (DFLASH_NB_PAUSE_AT): waiting for a signal", file=sys.stderr, flush=True)
+    while flag is None or not flag: time.sleep(0.02)
+
 # %% ../nbs/05a_run.ipynb #b6098cd0
 def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, meta:dict=None) -> Path:
     "Atomically write checkpoint `step` (safetensors `tensors`, torch-saved `objects`, small JSON `meta`) and point `latest` at it."
@@ -48,10 +106,17 @@ def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, m
     root = Path(run_dir) / 'checkpoints'; root.mkdir(parents=True, exist_ok=True)
     final, tmp = root / f'step_{step:07d}', root / f'.tmp-step_{step:07d}-{os.getpid()}'
     shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir()
-    save_file({k: v.detach().float().cpu().contiguous() for k, v in tensors.items()}, tmp / 'drafter.safetensors')
-    torch.save(objects, tmp / 'state.pt')
-    if meta is not None: (tmp / 'meta.json').write_text(json.dumps(meta, indent=1))
-    (tmp / 'COMPLETE').write_text(json.dumps({'step': step, 'time': time.time()}))
+    tensors = {k: v.detach().float().cpu().contiguous() for k, v in tensors.items()}
+    try:
+        save_file(tensors, tmp / 'drafter.safetensors')
+        pause_point('saving')                                     # tests: a signal lands half-way through a save
+        torch.save(objects, tmp / 'state.pt')
+        if meta is not None: (tmp / 'meta.json').write_text(json.dumps(meta, indent=1))
+        (tmp / 'COMPLETE').write_text(json.dumps({'step': step, 'time': time.time()}))
+    except (OSError, RuntimeError) as e:
+        if not _out_of_space(e): raise
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise SaveError(_no_space_message(root, final, tensors)) from None
     if final.exists(): shutil.rmtree(final)
     os.replace(tmp, final)
     (root / '.latest.tmp').write_text(final.name); os.replace(root / '.latest.tmp', root / 'latest')
@@ -106,6 +171,28 @@ def clean_leftovers(run_dir) -> list:
     for p in gone: shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
     return gone
 
+# %% ../nbs/05a_run.ipynb #d510ceef
+class SaveError(RuntimeError):
+    "A checkpoint could not be written (the disk is full): the message names the folder, the space free and the space needed."
+
+def _out_of_space(e:Exception) -> bool:
+    "Whether `e` is a write that failed for lack of space: ENOSPC/EDQUOT, or torch's zip writer cut short."
+    if isinstance(e, OSError): return e.errno in (errno.ENOSPC, errno.EDQUOT)
+    return any(s in str(e) for s in ('unexpected pos', 'PytorchStreamWriter failed', 'No space left on device'))
+
+# %% ../nbs/05a_run.ipynb #f9beff34
+def _size(n:float) -> str:
+    return next((f"{n / f:,.1f} {u}" for f, u in ((1e9, 'GB'), (1e6, 'MB'), (1e3, 'kB')) if n >= f), f"{n:,.0f} bytes")
+
+def _no_space_message(root:Path, final:Path, tensors:dict) -> str:
+    "What a save that ran out of space says: the checkpoint, the free space, the space a checkpoint needs, the latest complete one."
+    last = (root / 'latest').read_text().strip() if (root / 'latest').exists() else None
+    need = (sum(f.stat().st_size for f in (root / last).rglob('*') if f.is_file()) if last and (root / last).is_dir()
+            else 3 * sum(t.numel() * 4 for t in tensors.values()))      # a first save: fp32 weights and Adam's two moments
+    return (f"cannot write checkpoint {final}: no space left on its disk ({_size(shutil.disk_usage(root).free)} free, a checkpoint "
+            f"needs about {_size(need)}): free some space or use another --run-dir; "
+            + (f"the latest complete checkpoint is still {last}" if last else "no checkpoint was written yet"))
+
 # %% ../nbs/05a_run.ipynb #0f853e6e
 def weights_fingerprint(folder) -> str:
     "Identity of a model folder's safetensors weights, cheap: each file's name, size, header and 16 samples of 4 KiB spread over it."
@@ -144,15 +231,15 @@ def run_identity(t, stage:str) -> dict:
     from dflash_nb.data import tokenizer_fingerprint
     c = t.cfg
     if stage == 'data':
-        return {'data': data_fingerprint(t.ds), 'drafter.mask_token_id': t.mask_id, 'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens,
-                'boundaries': [int(b) for b in t.boundaries], 'micro_per_step': t.layout_D * c.grad_accum}
+        return {'data': data_fingerprint(t.ds), 'drafter.mask_token_id': t.mask_id, 'boundaries': [int(b) for b in t.boundaries]}
     tc = t.tcfg.get_text_config()
     return {'drafter.layers': c.draft_layers, 'drafter.block_size': c.block_size, 'drafter.taps': list(t.taps),
             **({'drafter.mask_token_id': t.mask_id} if c.mask_token_id >= 0 else {}),   # a chosen one depends on the data
             'target.model_type': tc.model_type, 'target.layers': tc.num_hidden_layers,
             'target.hidden_size': tc.hidden_size, 'target.vocab_size': tc.vocab_size,
             'target.config': config_fingerprint(t.target_path), 'target.weights': weights_fingerprint(t.target_path),
-            'tokenizer+chat_template': tokenizer_fingerprint(t.tokenizer)[:16]}
+            'tokenizer+chat_template': tokenizer_fingerprint(t.tokenizer)[:16],
+            'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens, 'micro_per_step': t.layout_D * c.grad_accum}
 
 # %% ../nbs/05a_run.ipynb #eb66c4bf
 def checkpoint_meta(path) -> dict:
@@ -172,39 +259,130 @@ def refuse_other_run(path, saved:dict, now:dict):
     if lines: raise ConfigError(f"checkpoint {path} belongs to another run:\n" + '\n'.join(lines) + "\n  to start over, use "
                                 "--resume none (the earlier run moves to previous-<time>/) or another --run-dir")
 
-# %% ../nbs/05a_run.ipynb #1062e79e
+# %% ../nbs/05a_run.ipynb #1d18788e
+class StopRun(BaseException):
+    "A signal stopped the run where nothing needs saving (or cut an evaluation short); raised in the main thread."
+    def __init__(self, signum:int, phase:str):
+        super().__init__(f"{signal.Signals(signum).name} while {phase}"); self.signum, self.phase = signum, phase
+    @property
+    def status(self) -> int: return 128 + self.signum
+
+# %% ../nbs/05a_run.ipynb #7fe8e24c
+def stop_status(why) -> int:
+    "The exit status of a run that stopped for `why`: 128 + the signal's number for a signal's name ('signal' if unknown: SIGTERM's), else 0."
+    if why == 'signal': why = 'SIGTERM'
+    try: return 128 + signal.Signals[why].value
+    except (KeyError, TypeError): return 0
+
+# %% ../nbs/05a_run.ipynb #a543e568
 class StopFlag:
-    "Turns SIGTERM/SIGINT into a flag the training loop polls; a second signal (a second or more later) exits at once."
-    def __init__(self): self.signal, self.time, self.peers = None, None, None
+    "SIGTERM/SIGINT stop the run: `StopRun` at once in a phase with nothing to save, else a flag polled at step boundaries; a second signal (a second or more later) exits at once."
+    current = None                      # the flag installed in this process
+    def __init__(self): self.signal, self.time, self.peers, self.phase, self.deferred, self.pid, self.old = None, None, None, 'starting', False, os.getpid(), {}
     def __bool__(self): return self.signal is not None
     def since(self) -> float: return 0. if self.time is None else time.time() - self.time
+    @property
+    def status(self) -> int|None: return None if self.signal is None else 128 + self.signal
+    @property
+    def name(self) -> str|None: return None if self.signal is None else signal.Signals(self.signal).name
+
     def _handle(self, signum, frame):
+        if os.getpid() != self.pid:                       # a forked helper (a tokenizing worker): its parent stops it
+            if signum == signal.SIGTERM: os._exit(128 + signum)
+            return
         p = self.peers
-        if p is not None and not p.reported.is_set() and p.check(): p.exit_lost(p.lost, grace_s=0)  # torchrun's teardown
+        if p is not None and not p.reported.is_set() and p.check() and not _stop_code(p.lost): p.exit_lost(p.lost, grace_s=0)  # torchrun's teardown
         if self.signal is not None:
             if time.time() - self.time < 1.0: return       # the same stop, relayed
             os._exit(128 + signum)
         self.signal, self.time = signum, time.time()
-        print(f"\n[dflash_nb] received {signal.Signals(signum).name}: finishing the step, saving and stopping "
-              "(send again to exit at once)", file=sys.stderr, flush=True)
+        what = ("finishing the step, saving and stopping" if self.phase == 'training' else f"finishing it and stopping") if self.deferred else "stopping"
+        print(f"\n[dflash_nb] received {self.name} while {self.phase}: {what} (send again to exit at once)", file=sys.stderr, flush=True)
+        if not self.deferred: raise StopRun(signum, self.phase)
+
+    @contextlib.contextmanager
+    def during(self, phase:str, deferred:bool=False):
+        "Run the block as `phase`: a signal raises `StopRun` in it, or, `deferred`, only sets the flag; a signal already received stops an undeferred phase at its start."
+        old = self.phase, self.deferred
+        self.phase, self.deferred = phase, deferred
+        try:
+            if self.signal is not None and not deferred: raise StopRun(self.signal, phase)
+            pause_point(phase, self)
+            yield self
+        finally: self.phase, self.deferred = old
+
     def install(self):
-        for s in (signal.SIGTERM, signal.SIGINT): signal.signal(s, self._handle)
+        "Handle SIGTERM and SIGINT in this process (main thread only) until `uninstall`."
+        self.old = {s: signal.signal(s, self._handle) for s in (signal.SIGTERM, signal.SIGINT)}
+        StopFlag.current = self
         return self
+    def uninstall(self):
+        for s, h in self.old.items(): signal.signal(s, h)
+        self.old = {}
+        if StopFlag.current is self: StopFlag.current = None
 
 # %% ../nbs/05a_run.ipynb #fc303b23
 def threading_main() -> bool:
     import threading
     return threading.current_thread() is threading.main_thread()
 
-# %% ../nbs/05a_run.ipynb #bc9e6a74
-def launch_torchrun(cmd) -> int:
-    "Run torchrun in a session of its own: SIGTERM/SIGINT to this process reach each worker once (Ctrl-C no longer twice)."
-    child = subprocess.Popen(cmd, start_new_session=True)
+# %% ../nbs/05a_run.ipynb #134faec7
+def report_status(code:int) -> int:
+    "A worker's exit status: under `dflash_nb_train`'s torchrun a stop's status goes to the launcher's file and the worker exits 0; otherwise the status itself."
+    f = os.environ.get('DFLASH_NB_STATUS')
+    if not code or not f or 'WORLD_SIZE' not in os.environ: return code
+    try: tmp = Path(f'{f}.{os.getpid()}'); tmp.write_text(str(code)); os.replace(tmp, f)
+    except OSError: return code
+    return 0
+
+def read_status(path) -> int|None:
+    "The status a worker left in `path`, or None."
+    try: return int(Path(path).read_text())
+    except (OSError, ValueError): return None
+
+# %% ../nbs/05a_run.ipynb #2d185635
+def _libc():
+    try:
+        import ctypes; return ctypes.CDLL(None, use_errno=True)
+    except OSError: return None
+
+def _tie_to(parent:int, libc, sig:int=signal.SIGTERM):
+    "In a child before it execs: ask the kernel for `sig` when the parent dies (Linux `prctl(PR_SET_PDEATHSIG)`), and take it now if that already happened."
+    if libc is not None and hasattr(libc, 'prctl'): libc.prctl(1, int(sig), 0, 0, 0)      # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent: os.kill(os.getpid(), sig)
+
+# %% ../nbs/05a_run.ipynb #d1158f69
+def watch_launcher(stop:StopFlag, interval:float=0.5, grace:float=5.):
+    "In a worker that `dflash_nb_train` launched: a thread that stops this process as SIGTERM would once the launcher is gone."
+    who = os.environ.get('DFLASH_NB_LAUNCHER', '').split()
+    if len(who) != 2: return None
+    pid, start = int(who[0]), who[1]
+    def watch():
+        while _proc_start(pid) == start: time.sleep(interval)
+        t0 = time.time()
+        while not stop and time.time() - t0 < grace: time.sleep(0.05)   # torchrun, which dies with it, usually signals first
+        if stop: return
+        print(f"\n[dflash_nb] the launcher (pid {pid}) is gone: stopping", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGTERM)
+    th = threading.Thread(target=watch, daemon=True, name='dflash-launcher'); th.start()
+    return th
+
+# %% ../nbs/05a_run.ipynb #d3a0a267
+def launch_torchrun(cmd, locked:bool=False) -> int:
+    "Run torchrun (`cmd`) in a session of its own, tied to this process; forward SIGTERM/SIGINT to each worker once; the run's exit status."
+    import tempfile
+    box, me, libc = Path(tempfile.mkdtemp(prefix='dflash_status_')), os.getpid(), _libc()
+    env = {**os.environ, 'DFLASH_NB_LAUNCHER': f'{me} {_proc_start(me)}', 'DFLASH_NB_STATUS': str(box / 'status'),
+           **({'DFLASH_NB_LOCKED': '1'} if locked else {})}
+    child, got = subprocess.Popen(cmd, start_new_session=True, env=env, preexec_fn=lambda: _tie_to(me, libc)), []
     def forward(signum, frame):
+        got.append(signum)
         for pid in (torchrun_workers(child.pid).values() or [child.pid]):
             try: os.kill(pid, signum)
             except ProcessLookupError: pass
     old = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)} if threading_main() else {}
-    try: return child.wait()
+    try: rc = child.wait()
     finally:
         for s, h in old.items(): signal.signal(s, h)
+    code = read_status(box / 'status'); shutil.rmtree(box, ignore_errors=True)
+    return code or (128 + got[0] if got else rc)
