@@ -13,15 +13,16 @@ import torch.distributed as dist
 
 # %% auto #0
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at', 'MasterAdamW',
-           'MetricsLog', 'read_metrics', 'parse_profile_steps', 'prepare_config', 'Trainer', 'no_lone_row',
-           'pad_anchor_slots', 'tqdm_write', 'profile_headline', 'StepProfiler', 'main', 'plan_main']
+           'MetricsLog', 'read_metrics', 'parse_profile_steps', 'parse_boundaries', 'prepare_config', 'Trainer',
+           'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'profile_headline', 'StepProfiler', 'main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
-from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches,
+from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches, parse_rates,
                               job_store, parse_devices, resolve_layout, target_batches, torchrun_cpu, torchrun_commands, torchrun_workers)
 from .run import (check_run_dir, set_aside, save_checkpoint, checkpoint_problem, find_checkpoint, load_checkpoint,
                            clean_leftovers, weights_fingerprint, config_fingerprint, data_fingerprint, run_identity, checkpoint_meta,
-                           refuse_other_run, StopFlag, threading_main, launch_torchrun)
+                           refuse_other_run, RunLock, SaveError, StopRun, StopFlag, stop_status, report_status, watch_launcher,
+                           threading_main, launch_torchrun, _safetensors_header)
 
 # %% ../nbs/06_train.ipynb #e6506dc1
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
@@ -110,8 +111,12 @@ def _profile(cfg:TrainConfig, cpu:bool) -> dict:
     return DEMO_GPU if cfg.small == 'auto' and cfg.target == 'demo' else {}
 
 # %% ../nbs/06_train.ipynb #7eabb7a3
+_EPILOG = ("exit status: 0 the run finished (or had nothing left to do); 2 a bad option, file, target or checkpoint, named in one "
+           "line before anything heavy runs; 1 a failure (a rank lost, the disk full); 128+N stopped by signal N (130: Ctrl-C, "
+           "143: SIGTERM), the last completed step saved: the same command goes on from there. A second signal exits at once.")
+
 def _parser():
-    p = argparse.ArgumentParser(prog='dflash_nb_train', description='Train a DFlash drafter for a frozen target model.',
+    p = argparse.ArgumentParser(prog='dflash_nb_train', description='Train a DFlash drafter for a frozen target model.', epilog=_EPILOG,
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter, argument_default=argparse.SUPPRESS)
     for f in fields(TrainConfig):
         names = [f'--{f.name.replace("_", "-")}'] + ([f'--{f.name}'] if '_' in f.name else [])
@@ -275,9 +280,36 @@ def parse_profile_steps(s:str) -> tuple|None:
     if a < 0 or n < 1: raise ConfigError(f"--profile-steps {s!r}: use START:COUNT with START >= 0 and COUNT >= 1, e.g. 40:8")
     return a, n
 
+# %% ../nbs/06_train.ipynb #f9413339
+def parse_boundaries(s:str) -> list[int]|None:
+    "`--boundaries` as increasing positive ints, `'auto'` as None; anything else a `ConfigError`."
+    if str(s).strip() == 'auto': return None
+    try: b = [int(x) for x in str(s).split(',')]
+    except ValueError: b = []
+    if not b or b[0] < 1 or any(y <= x for x, y in zip(b, b[1:])):
+        raise ConfigError(f"--boundaries {s!r}: use 'auto' or increasing token counts, e.g. '770,1216,1728,2432,3296'")
+    return b
+
+# %% ../nbs/06_train.ipynb #e49e11d7
+def _check_master(addr:str, port:int, nnodes:int):
+    "With `nnodes > 1`: `--master-addr` given, and an IP address or a name that resolves here; else a `ConfigError`."
+    import ipaddress, socket
+    if nnodes <= 1: return
+    if not addr: raise ConfigError(f"--nnodes {nnodes}: give --master-addr, the address of a node every node can reach "
+                                   "(the rendezvous runs there, at --master-port)")
+    try: ipaddress.ip_address(addr); return
+    except ValueError:
+        if re.fullmatch(r'[\d.]+', addr): raise ConfigError(f"--master-addr {addr}: not an IP address (four numbers 0-255)") from None
+    try: socket.getaddrinfo(addr, port)
+    except OSError as e: raise ConfigError(f"--master-addr {addr}: this machine cannot resolve it ({e.strerror or e})") from None
+
 # %% ../nbs/06_train.ipynb #b810300d
 def _check_values(cfg:TrainConfig, cpu:bool):
-    "A `ConfigError` naming the first option out of range (and what it accepts); malformed layer ids or devices raise here too."
+    "A `ConfigError` naming the first option out of range (and what it accepts); malformed layer ids, boundaries, rates, devices or a rendezvous address raise here too."
+    for f in fields(cfg):
+        if f.type == 'float' and not math.isfinite(getattr(cfg, f.name)):
+            raise ConfigError(f"--{f.name.replace('_', '-')} {getattr(cfg, f.name)!r}: must be a finite number")
+    cores = os.cpu_count() or 1
     checks = [(cfg.precision in ('bf16', 'fp32'), 'precision', "use bf16, fp32 or auto"),
               (cfg.attention in ('flex', 'sdpa'), 'attention', "use flex, sdpa or auto"),
               (not (cfg.attention == 'flex' and cpu), 'attention', "flex has no backward on CPU: use sdpa there"),
@@ -300,11 +332,26 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.num_taps >= 0, 'num_taps', "must be >= 0 (0: one per drafter layer)"),
               (cfg.mask_token_id >= -1, 'mask_token_id', "must be a token id (or -1 to choose one)"),
               (cfg.max_records >= 0, 'max_records', "must be >= 0 (0: every record)"),
-              (cfg.tokenize_procs >= 0, 'tokenize_procs', "must be >= 0 (0: one per two CPU cores)")]
+              (cfg.tokenize_procs >= 0, 'tokenize_procs', "must be >= 0 (0: one per two CPU cores)"),
+              (cfg.tokenize_procs <= cores, 'tokenize_procs', f"this machine has {cores} CPU cores: use at most that many"),
+              (cfg.weight_decay >= 0, 'weight_decay', "must be >= 0"), (cfg.clip_grad >= 0, 'clip_grad', "must be >= 0 (0: no clipping)"),
+              (cfg.time_limit_min >= 0, 'time_limit_min', "must be >= 0 (0: no time limit)"), (cfg.timeout_min > 0, 'timeout_min', "must be > 0"),
+              (cfg.peak_tflops > 0, 'peak_tflops', "must be > 0"), (cfg.seed >= 0, 'seed', "must be >= 0"),
+              (cfg.num_buckets >= 1, 'num_buckets', "must be >= 1"), (cfg.chunk_blocks >= 1, 'chunk_blocks', "must be >= 1"),
+              (cfg.log_every >= 1, 'log_every', "must be >= 1"),
+              (cfg.keep_checkpoints >= 1, 'keep_checkpoints', "must be >= 1 (the newest checkpoint is what a resume needs)"),
+              (cfg.eval_every >= 0, 'eval_every', "must be >= 0 (0: tau only at the end)"),
+              (cfg.eval_prompts >= 1, 'eval_prompts', "must be >= 1 (--heldout '' measures no tau)"),
+              (cfg.eval_max_new_tokens >= 1, 'eval_max_new_tokens', "must be >= 1"), (cfg.eval_speedup >= 0, 'eval_speedup', "must be >= 0 (0: off)"),
+              (cfg.plan_gpus >= 0, 'plan_gpus', "must be >= 0 (0: this machine's GPUs)"),
+              (1 <= cfg.master_port <= 65535, 'master_port', "must be a port number in [1, 65535]")]
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
     parse_profile_steps(cfg.profile_steps)
+    parse_boundaries(cfg.boundaries)
+    if cfg.plan_rates: parse_rates(cfg.plan_rates)
+    _check_master(cfg.master_addr, cfg.master_port, cfg.nnodes)
     resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)  # device errors surface here
 
 # %% ../nbs/06_train.ipynb #40dc7341
@@ -394,6 +441,31 @@ def _target_files(p:Path):
     if not any((p / f).is_file() for f in ('tokenizer.json', 'tokenizer.model', 'vocab.json')):
         raise TargetError(f"{p} has no tokenizer (tokenizer.json, tokenizer.model or vocab.json)")
 
+# %% ../nbs/06_train.ipynb #8a80ded0
+def _weight_shapes(folder) -> dict:
+    "Checkpoint key -> shape, from the safetensors headers alone (no tensor is read)."
+    out = {}
+    for f in sorted(Path(folder).glob('*.safetensors')):
+        out.update({k: v['shape'] for k, v in json.loads(_safetensors_header(f)[0]).items() if k != '__metadata__'})
+    return out
+
+# %% ../nbs/06_train.ipynb #13e6e22f
+def _check_target_shapes(folder, tcfg):
+    "The target's config against its weights' shapes (embedding, layer 0, layer count); else a `TargetError` naming each mismatch."
+    from dflash_nb.targets import TargetError
+    shapes, tc = _weight_shapes(folder), tcfg.get_text_config()
+    emb = min((k for k in shapes if k.endswith('embed_tokens.weight')), key=len, default=None)
+    if emb is None: return
+    pre, H = emb[:-len('embed_tokens.weight')], tc.hidden_size
+    hd = getattr(tc, 'head_dim', None) or H // tc.num_attention_heads
+    want = {emb: [tc.vocab_size, H], f'{pre}layers.0.self_attn.q_proj.weight': [tc.num_attention_heads * hd, H],
+            f'{pre}layers.0.self_attn.k_proj.weight': [tc.num_key_value_heads * hd, H],
+            f'{pre}layers.0.mlp.gate_proj.weight': [getattr(tc, 'intermediate_size', None), H]}
+    bad = [f"{k} is {shapes[k]} in the weights, {w} by config.json" for k, w in want.items() if k in shapes and None not in w and shapes[k] != w]
+    n = 1 + max((int(m.group(1)) for k in shapes if (m := re.match(re.escape(pre) + r'layers\.(\d+)\.', k))), default=-1)
+    if 0 < n < tc.num_hidden_layers: bad.append(f"config.json names {tc.num_hidden_layers} decoder layers, the weights hold {n}")
+    if bad: raise TargetError(f"{folder}: config.json does not match the weights: {'; '.join(bad[:3])}")
+
 # %% ../nbs/06_train.ipynb #03fd55b6
 def _taps(cfg:TrainConfig, n_layers:int) -> list[int]:
     "The tapped layers: `--target-layer-ids`, else the reference rule for `--num-taps` (or one per drafter layer), checked against the target."
@@ -439,7 +511,7 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
     "Cheap checks of the data, held-out and target files, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
     from dflash_nb.targets import _causal_config, load_tokenizer
     files = _check_files(cfg)
-    folder, tcfg = _causal_config(target_path); _target_files(folder)
+    folder, tcfg = _causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
     from dflash_nb.drafter import stop_token_ids
@@ -496,12 +568,13 @@ def _load_data(self:Trainer):
     from dflash_nb.data import template_kwargs
     from dflash_nb.targets import demo_target
     c = self.cfg
-    self.target_path = self.first_then_rest(demo_target) if c.target == 'demo' else Path(c.target)
-    self.check_inputs()                                    # cheap checks and the checkpoint choice, before any tokenizing
-    try: self.template_kwargs = template_kwargs(self.tokenizer, c.enable_thinking)  # training, tau: the same prompts
-    except ValueError as e: raise ConfigError(f"--enable-thinking: {e}") from None
-    self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
-    _tokenize(self)
+    with self.stop.during('reading'):
+        self.target_path = self.first_then_rest(demo_target) if c.target == 'demo' else Path(c.target)
+        self.check_inputs()                                    # cheap checks and the checkpoint choice, before any tokenizing
+        try: self.template_kwargs = template_kwargs(self.tokenizer, c.enable_thinking)  # training, tau: the same prompts
+        except ValueError as e: raise ConfigError(f"--enable-thinking: {e}") from None
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
+    with self.stop.during('tokenizing'): _tokenize(self)
     if self.ds.report is not None: self.say(self.ds.report.summary())
     self.say(f"chat template arguments (training and tau): {self.template_kwargs or 'none'} (--enable-thinking {c.enable_thinking})")
     if len(self.ds) == 0: raise ConfigError(f"--data {c.data}: no usable conversation (see the report above)")
@@ -511,7 +584,7 @@ def _bucket_edges(c:TrainConfig, lengths) -> list[int]:
     "The bucket boundaries, derived from the sample lengths or given; the last one above the longest sample."
     from dflash_nb.buckets import derive_boundaries
     b = (derive_boundaries(lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto'
-         else [int(x) for x in c.boundaries.split(',')])
+         else parse_boundaries(c.boundaries))
     if b[-1] <= int(lengths.max()): b[-1] = int(lengths.max()) + 1  # nothing trained on is silently left out
     return b
 
@@ -543,10 +616,11 @@ def _plan_steps(self:Trainer):
 def _setup_data(self:Trainer):
     "Tokenize, plan the steps, make the drafter's config, and check a checkpoint to resume against this run."
     _load_data(self)
-    _plan_steps(self)
-    self.make_drafter_config()                             # the mask token it chooses must be absent from the data
-    self.identity.update(self.identity_of('data'))
-    if self.ckpt is not None: self.check_resume()
+    with self.stop.during('planning'):
+        _plan_steps(self)
+        self.make_drafter_config()                             # the mask token it chooses must be absent from the data
+        self.identity.update(self.identity_of('data'))
+        if self.ckpt is not None: self.check_resume()
 Trainer.setup_data = _setup_data
 Trainer.layout_D = property(lambda self: len(self.layout.drafter_ranks))
 Trainer.layout_T = property(lambda self: len(self.layout.target_ranks))
@@ -627,7 +701,8 @@ def _build_drafter(self:Trainer):
     from dflash_nb.targets import load_embed_and_head
     c, mid = self.cfg, self.mask_id
     n_mask = int(self.ds.token_counts[mid]) if mid < len(self.ds.token_counts) else 0
-    if c.attention == 'flex' and c.compile: self.run_preflight()
+    if c.attention == 'flex' and c.compile:
+        with self.stop.during('compiling'): self.run_preflight()
     torch.manual_seed(c.seed)
     t0 = time.perf_counter()
     self.drafter = DFlashDrafter(self.dcfg).to(device=self.device, dtype=self.dtype)
@@ -636,7 +711,8 @@ def _build_drafter(self:Trainer):
     self.say(f"Drafter: {self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
              f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
              f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
-    if c.attention == 'flex' and c.compile: self.drafter.compile_layers()
+    if c.attention == 'flex' and c.compile:
+        with self.stop.during('compiling'): self.drafter.compile_layers()
     self.model = self.drafter
     if self.layout_D > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP
@@ -659,14 +735,15 @@ def _setup_models(self:Trainer):
     from dflash_nb.compile import configure_compile
     c = self.cfg
     self.gamma = c.gamma or None
-    configure_compile(self.run_dir, rank=self.rank)
-    if self.role.is_drafter: _build_drafter(self)
-    if self.role.is_target: _load_target(self)
-    if self.layout.kind == 'disaggregated':
-        dev = self.device if self.device.type == 'cuda' else 'cpu'
-        # a stop never abandons a transfer (`end_streams`); waits end early only when a peer is lost
-        self.transport = Transport(self.p2p_group, dev, c.inflight, c.timeout_min * 60, check=self.peers.raise_if_lost)
-    self.barrier()
+    with self.stop.during('compiling'): configure_compile(self.run_dir, rank=self.rank)
+    with self.stop.during('loading'):
+        if self.role.is_drafter: _build_drafter(self)
+        if self.role.is_target: _load_target(self)
+        if self.layout.kind == 'disaggregated':
+            dev = self.device if self.device.type == 'cuda' else 'cpu'
+            # a stop never abandons a transfer (`end_streams`); waits end early only when a peer is lost
+            self.transport = Transport(self.p2p_group, dev, c.inflight, c.timeout_min * 60, check=self.peers.raise_if_lost)
+        self.barrier()
 Trainer.setup_models = _setup_models
 
 # %% ../nbs/06_train.ipynb #fcb33906
@@ -685,21 +762,22 @@ Trainer.run_preflight = _run_preflight
 
 # %% ../nbs/06_train.ipynb #cb8348f9
 def _save(self:Trainer, step:int):
-    "Checkpoint after `step` optimizer steps (leader writes; every drafter rank waits for it)."
-    if self.role.is_leader:
-        e, k = self.locate(step) if step < sum(self.epoch_steps) else (len(self.epoch_steps), 0)
-        names = [n for n, p in self.drafter.named_parameters() if p.requires_grad]
-        objects = dict(step=step, epoch=e, step_in_epoch=k, optimizer=self.opt.state_dict(), cfg=dataclasses.asdict(self.cfg),
-                       micro_per_step=self.layout_D * self.cfg.grad_accum, total_steps=self.total_steps, best=self.best,
-                       progress=getattr(self, 'last_progress', None), planned_steps=self.planned_steps, last_metrics=self.last_metrics,
-                       sampler=self.sampler.state_dict(position=k * self.layout_D * self.cfg.grad_accum),
-                       rng=dict(torch=torch.get_rng_state(), numpy=np.random.get_state(),
-                                cuda=torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None))
-        meta = dict(step=step, total_steps=self.total_steps, planned_steps=self.planned_steps, identity=self.identity, cfg=objects['cfg'])
-        path = save_checkpoint(self.run_dir, step, dict(zip(names, self.opt.master)), objects, keep=self.cfg.keep_checkpoints, meta=meta)
-        tqdm_write(f"checkpoint {path}")
-    if self.layout_D > 1: dist.barrier(self.drafter_group)
-    self.last_saved = step        # on every drafter rank: at a stop, all of them decide alike whether to save
+    "Checkpoint after `step` optimizer steps (leader writes; every drafter rank waits for it); a signal meanwhile waits for it."
+    with self.stop.during('saving', deferred=True):
+        if self.role.is_leader:
+            e, k = self.locate(step) if step < sum(self.epoch_steps) else (len(self.epoch_steps), 0)
+            names = [n for n, p in self.drafter.named_parameters() if p.requires_grad]
+            objects = dict(step=step, epoch=e, step_in_epoch=k, optimizer=self.opt.state_dict(), cfg=dataclasses.asdict(self.cfg),
+                           micro_per_step=self.layout_D * self.cfg.grad_accum, total_steps=self.total_steps, best=self.best,
+                           progress=getattr(self, 'last_progress', None), planned_steps=self.planned_steps, last_metrics=self.last_metrics,
+                           sampler=self.sampler.state_dict(position=k * self.layout_D * self.cfg.grad_accum),
+                           rng=dict(torch=torch.get_rng_state(), numpy=np.random.get_state(),
+                                    cuda=torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None))
+            meta = dict(step=step, total_steps=self.total_steps, planned_steps=self.planned_steps, identity=self.identity, cfg=objects['cfg'])
+            path = save_checkpoint(self.run_dir, step, dict(zip(names, self.opt.master)), objects, keep=self.cfg.keep_checkpoints, meta=meta)
+            tqdm_write(f"checkpoint {path}")
+        if self.layout_D > 1: dist.barrier(self.drafter_group)
+        self.last_saved = step        # on every drafter rank: at a stop, all of them decide alike whether to save
 Trainer.save = _save
 
 # %% ../nbs/06_train.ipynb #71645c75
@@ -994,7 +1072,10 @@ def _after_step(self:Trainer, step:int, m:dict, bar):
     self.log_step(step, m, bar)
     self.last_metrics = m
     if step % c.save_every == 0 and step < self.total_steps: self.save(step)
-    if c.eval_every and step % c.eval_every == 0 and step < self.total_steps: self.evaluate(step)
+    if c.eval_every and step % c.eval_every == 0 and step < self.total_steps:
+        try:
+            with self.stop.during('evaluating'): self.evaluate(step)
+        except StopRun: pass                   # cut short by a signal: the loop stops at this step and saves it
 
 # %% ../nbs/06_train.ipynb #a1f0c005
 _LAUNCHES = ('cudaLaunchKernel', 'cuLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernelEx')
@@ -1134,9 +1215,10 @@ def _tau_line(step:int, r, where:str='') -> str:
 # %% ../nbs/06_train.ipynb #da89f1c4
 def _export(self:Trainer, name:str, drafter=None):
     "Save the drafter to export/<name> (z-lab HF format), its config.json also recording the chat-template arguments."
-    d = self.run_dir / 'export' / name; (drafter or self.drafter).save_pretrained(d)
-    cfg = json.loads((d / 'config.json').read_text()); cfg['chat_template_kwargs'] = self.template_kwargs
-    tmp = d / '.config.json.tmp'; tmp.write_text(json.dumps(cfg, indent=2) + '\n'); os.replace(tmp, d / 'config.json')
+    with self.stop.during('exporting', deferred=True):                  # a signal meanwhile waits for it
+        d = self.run_dir / 'export' / name; (drafter or self.drafter).save_pretrained(d)
+        cfg = json.loads((d / 'config.json').read_text()); cfg['chat_template_kwargs'] = self.template_kwargs
+        tmp = d / '.config.json.tmp'; tmp.write_text(json.dumps(cfg, indent=2) + '\n'); os.replace(tmp, d / 'config.json')
     return d
 Trainer.export = _export
 
@@ -1201,7 +1283,7 @@ def _finish(self:Trainer, step:int):
     if self.role.is_leader:
         self.export('final')
         self.say(f"exported {self.run_dir / 'export' / 'final'} (z-lab HF format)")
-    r = _final_tau(self, step)
+    with self.stop.during('evaluating'): r = _final_tau(self, step)     # a signal here: StopRun, the summary left to a rerun
     if self.role.is_leader: _write_summary(self, step, r)
     if self.role.is_target and self.capture_s:
         _say(f"Target {self.role.target_idx}: {self.captured_tokens:,} tokens captured, {self.captured_tokens / self.capture_s:,.0f} tokens/s")
@@ -1253,12 +1335,12 @@ def _open_records(self:Trainer):
 
 # %% ../nbs/06_train.ipynb #f5c67c4d
 def _stop_or_finish(self:Trainer, step:int):
-    "After the loop: stopped by a signal, save the step (if not saved yet) and say how to resume; else finish the run."
+    "After the loop: stopped by a signal, save the step (unless saved already or untrained) and say how to go on; else finish the run."
     if self.stopped not in (None, 'end', 'time'):       # a signal, here or on another rank
-        if self.role.is_drafter and self.last_saved != step: self.save(step)
+        if self.role.is_drafter and self.last_saved != step and step > 0: self.save(step)
         req = self.peers.stop_request() if self.peers is not None else None
-        self.say(f"stopped by {self.stopped}{f' (sent to {self.layout.describe(req[0])})' if req else ''} "
-                 f"after step {step}: resume with --resume auto")
+        by = f"stopped by {self.stopped}{f' (sent to {self.layout.describe(req[0])})' if req else ''}"
+        self.say(f"{by} after step {step}: resume with --resume auto" if step else f"{by} before the first step: nothing trained, nothing saved")
     else: self.finish(step)
 
 # %% ../nbs/06_train.ipynb #fd7e87b7
@@ -1271,24 +1353,30 @@ def _close_run(self:Trainer):
 
 # %% ../nbs/06_train.ipynb #b07bf211
 def _run(self:Trainer) -> dict:
-    "Run this rank's part of the training; returns the summary (leader) or None."
-    c = self.cfg
+    "Run this rank's part of the training, phase by phase (a signal stops each as `05a_run` says); the summary (leader) or None."
+    c, s = self.cfg, self.stop
     _start_clocks(self)
     self.init_dist()
     try:
-        self.check_run_dir()
+        with s.during('reading'): self.check_run_dir()
         self.setup_data()
         if self.finished is not None: return self.finished     # nothing rewritten: not the summary, not the metrics
         self.setup_models()
-        start = self.resume()
-        if self.role.is_leader and start == 0: self.set_aside()
-        _open_records(self)
-        if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
-        t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
-        _stop_or_finish(self, step)
+        with s.during('loading'): start = self.resume()
+        with s.during('training', deferred=True):
+            if self.role.is_leader and start == 0: self.set_aside()
+            _open_records(self)
+            if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
+            t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
+            _stop_or_finish(self, step)
         self.write_rank_stats(step)
         if self.role.is_leader: self.metrics.close()
         return self.summary
+    except StopRun as e:                                      # the other ranks stop too, not taking this one for dead
+        if self.peers is not None:
+            self.peers.reported.set()                         # this thread ends the rank: the watcher need not
+            self.peers.request_stop(signal.Signals(e.signum).name); self.peers.close(ok=False, reason=f"stopped by {e}")
+        raise
     except Exception as e:
         if self.peers is not None and not isinstance(e, PeerLost): self.report_failure(e)
         raise
@@ -1306,8 +1394,8 @@ def _report_failure(self:Trainer, e:Exception):
 Trainer.report_failure = _report_failure
 
 # %% ../nbs/06_train.ipynb #6f76476f
-def _launch_workers(cfg:TrainConfig, given, layout, argv) -> int:
-    "Check the inputs once, then launch this node's workers under torchrun (printing each node's command); torchrun's exit status."
+def _launch_workers(cfg:TrainConfig, given, layout, argv, locked:bool=False) -> int:
+    "Check the inputs once, then launch this node's workers under torchrun (printing each node's command); the run's exit status."
     _check_before_launch(cfg, given)       # bad input: one line here, not once per launched process
     cmds = torchrun_commands(layout, argv, cfg.master_addr, cfg.master_port, cfg.run_dir)
     for n, c in enumerate(cmds if layout.nnodes > 1 else []): _say(f"node {n} of {layout.nnodes} runs: {' '.join(c)}")
@@ -1315,27 +1403,53 @@ def _launch_workers(cfg:TrainConfig, given, layout, argv) -> int:
     where = f" on this node, {layout.world_size} in all" if layout.nnodes > 1 else ''
     _say(f"launching {layout.procs_per_node} processes{where} ({layout.kind}: targets {layout.target_devices}, drafters "
          f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
-    return launch_torchrun(cmd)
+    return launch_torchrun(cmd, locked)
 
 # %% ../nbs/06_train.ipynb #d058a91b
 def main(argv=None) -> int:
-    "Entry point of `dflash_nb_train`."
+    "Entry point of `dflash_nb_train`; the exit status: 0, 1, 2, or 128 + N after signal N (`--help` says which is which)."
     argv = sys.argv[1:] if argv is None else list(argv)
-    debug = '--debug' in argv
+    debug, stop, lock = '--debug' in argv, None, None
     try:
         cfg, given = parse_args(argv); debug = cfg.debug
+        checked = prepare_config(cfg, given)                 # every value, before anything is read, written or launched
         layout = resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)
         if cfg.plan: return plan_main(cfg, given)
-        if layout.world_size > 1 and 'WORLD_SIZE' not in os.environ:
-            return _launch_workers(cfg, given, layout, argv)
+        launcher = layout.world_size > 1 and 'WORLD_SIZE' not in os.environ
+        lock = _take_lock(checked.run_dir, layout, launcher)
+        if launcher: return _launch_workers(cfg, given, layout, argv, locked=lock is not None)
         stop = StopFlag().install() if threading_main() else StopFlag()
-        Trainer(cfg, given, stop).run()
-        return 0
+        watch_launcher(stop)                                 # a worker of a launcher that dies stops as if signalled
+        t = Trainer(cfg, given, stop); t.run()
+        return report_status(stop_status(t.stopped))
+    except StopRun as e:
+        _say_stopped(e); return report_status(e.status)
     except _user_errors() as e:
         if debug: import traceback; traceback.print_exc()
         _error_line(_how_out(e)); return 2
-    except PeerLost as e:
+    except SaveError as e:
         _error_line(e); return 1
+    except PeerLost as e:
+        if stop: return report_status(stop.status)          # stopping anyway: a peer that stopped first is no failure
+        _error_line(e); return 1
+    finally:
+        if stop is not None: stop.uninstall()
+        if lock is not None: lock.release()
+
+# %% ../nbs/06_train.ipynb #9a3b0b23
+def _take_lock(run_dir, layout, launcher:bool):
+    "The run folder's `RunLock` if this process is the one to hold it, else None."
+    if launcher: return RunLock(run_dir).acquire() if layout.nnodes == 1 else None
+    if 'WORLD_SIZE' in os.environ and (os.environ.get('DFLASH_NB_LOCKED') == '1' or _env_int('RANK', 0) != 0): return None
+    return RunLock(run_dir).acquire()
+
+# %% ../nbs/06_train.ipynb #31b0e988
+def _say_stopped(e:StopRun):
+    "What rank 0 (or the only process) says when a signal stopped the run outside the training loop."
+    if _env_int('RANK', 0) != 0: return
+    what = ("the final checkpoint and exports are written; the same command measures tau and writes summary.json" if e.phase == 'evaluating'
+            else "nothing of it trained or saved yet; the same command starts again")
+    _say(f"stopped by {signal.Signals(e.signum).name} while {e.phase}: {what} (exit status {e.status})")
 
 # %% ../nbs/06_train.ipynb #98d3b480
 def _check_before_launch(cfg, given):
@@ -1347,7 +1461,8 @@ def _check_before_launch(cfg, given):
     files, tcfg, tok, taps, mask = _check_given(cfg, target)
     path = {'auto': lambda: find_checkpoint(cfg.run_dir), 'none': lambda: None}.get(cfg.resume, lambda: Path(cfg.resume))()
     if path is not None:
-        now = run_identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target), 'model')
+        D = len(resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes).drafter_ranks)
+        now = run_identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target, layout_D=D), 'model')
         refuse_other_run(path, checkpoint_meta(path)['identity'], now)
 
 # %% ../nbs/06_train.ipynb #79c4a1aa
@@ -1380,7 +1495,7 @@ def _plan_mix(c:TrainConfig, tok):
     if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")
     ds = build_dataset(files, tok, c.max_length, cache_dir=Path(c.run_dir) / 'data_cache', progress=False, limit=c.max_records or None,
                        num_proc=_tokenize_procs(c))
-    bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else [int(x) for x in c.boundaries.split(',')]
+    bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else parse_boundaries(c.boundaries)
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
     return dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
 
