@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_layout.ipynb #e9ca12d9
 from __future__ import annotations
-import datetime, hashlib, os, signal, socket, subprocess, sys, threading, time
+import datetime, hashlib, math, os, re, signal, socket, subprocess, sys, threading, time
 from pathlib import Path
 from dataclasses import dataclass, replace
 import numpy as np
@@ -387,10 +387,12 @@ def _check(self:Peers) -> str|None:
 
 # %% ../nbs/05_layout.ipynb #418a3275
 def _rank_lost(self:Peers, r:int):
-    "Why rank `r` is lost (failed, its process gone, or silent too long), or None; a rank that finished is not watched again."
+    "Why rank `r` is lost (failed or stopped by a signal, its process gone, or silent too long), or None; a rank that finished is not watched again."
     s = self.store
     if s.check([f'done/{r}']): self.done.add(r); return None
-    if s.check([f'fail/{r}']): return f"{self.describe(r)} failed: {s.get(f'fail/{r}').decode()}"
+    if s.check([f'fail/{r}']):
+        why = s.get(f'fail/{r}').decode()
+        return f"{self.describe(r)} {why}" if why.startswith('stopped by ') else f"{self.describe(r)} failed: {why}"
     if r not in self.procs and s.check([f'proc/{r}']): self.procs[r] = s.get(f'proc/{r}').decode().split()
     host, pid, start = self.procs.get(r, (None, '0', None))
     if host == self.host and _PROC and _proc_start(int(pid)) != start:
@@ -426,10 +428,20 @@ def _raise_if_lost(self:Peers):
     "In the main thread: raise `PeerLost` if a peer was lost."
     if self.lost: self.reported.set(); raise PeerLost(self.message(self.lost))
 
+# %% ../nbs/05_layout.ipynb #f205c3d0
+def _stop_code(msg:str) -> int:
+    "128 + N when `msg` says a rank stopped by signal N (the others stop with the same status), else 0."
+    m = re.search(r' stopped by (SIG[A-Z]+)', msg or '')
+    return 128 + signal.Signals[m.group(1)].value if m and m.group(1) in signal.Signals.__members__ else 0
+
 # %% ../nbs/05_layout.ipynb #1258cf2b
 def _exit_lost(self:Peers, msg:str, grace_s:float=3.):
     "The watcher's reaction: the main thread gets `grace_s` to report it; if it is stuck in a collective, print and exit."
     if not self.reported.wait(grace_s):
+        code = _stop_code(msg)
+        if code:                                          # a stop, not a failure: its status, as 05a_run's `report_status` passes it on
+            from dflash_nb.run import report_status
+            print(f"[dflash_nb] {self.message(msg)}", file=sys.stderr, flush=True); os._exit(report_status(code))
         _error_line(self.message(msg)); os._exit(1)
     if not self.closed.wait(30.): os._exit(1)             # reported, but stuck on the way out
 
@@ -491,8 +503,9 @@ def parse_rates(spec:str) -> Rates:
     for item in (s.strip() for s in str(spec).split(',') if s.strip()):
         k, _, v = item.partition('=')
         if k.strip() not in _RATE_KEYS: raise ConfigError(f"--plan-rates: unknown rate {k.strip()!r} in {spec!r}; use {', '.join(_RATE_KEYS)}")
-        try: kw[_RATE_KEYS[k.strip()]] = float(v)
+        try: kw[_RATE_KEYS[k.strip()]] = x = float(v)
         except ValueError: raise ConfigError(f"--plan-rates: {item!r} is not a number") from None
+        if not (math.isfinite(x) and x > 0): raise ConfigError(f"--plan-rates: {item!r}: a rate must be a number > 0")
     miss = [k for k in ('capture', 'drafter') if _RATE_KEYS[k] not in kw]
     if miss: raise ConfigError(f"--plan-rates {spec!r}: missing {' and '.join(miss)} (e.g. capture=28700,drafter=11000,link=300)")
     return Rates(**kw)
