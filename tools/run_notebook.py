@@ -4,6 +4,7 @@
                                                             # and README.md (the one command that refreshes the outputs)
     python tools/run_notebook.py nbs/08_bench.ipynb [--out OUT.ipynb] [--skip-flags "multigpu slow"]   # e.g. on a GPU
     python tools/run_notebook.py nbs/08_bench.ipynb --cells ID[,ID]   # every unflagged cell, and of the flagged ones these
+    python tools/run_notebook.py --all --scrub              # run nothing: take machine paths out of the outputs held
 
 Runs every code cell in order (the cells whose nbdev flags are named in --skip-flags are skipped and keep the outputs
 they have, e.g. GPU outputs recorded on a GPU machine; `#| eval: false` cells are skipped too), with the project root
@@ -36,6 +37,27 @@ def short_text(text: str, max_lines: int = 40) -> str:
         ls = ls[:head] + [f'... ({len(ls) - head - tail} lines left out)'] + ls[-tail:]
     return '\n'.join(ls)
 
+_PATHS = [(re.compile(r'\S*/site-packages/'), '<site-packages>/'),                 # a venv's or the system's packages
+          (re.compile(re.escape(str(ROOT)) + r'/?'), ''),                           # this checkout: paths relative to its root
+          (re.compile(r'/tmp/'), '<tmp>/'), (re.compile(r'/(root|home/[^/\s]+)/'), '<home>/')]
+
+def scrub(text: str) -> str:
+    "`text` without this machine's paths: temporary folders, home folders, site-packages and the checkout become placeholders."
+    for pat, rep in _PATHS: text = pat.sub(rep, text)
+    return text
+
+def scrub_outputs(fn: Path):
+    "The outputs notebook `fn` holds, scrubbed of machine paths in place (nothing is run)."
+    import json
+    nb = json.loads(fn.read_text())
+    fix = lambda v: scrub(v) if isinstance(v, str) else scrub(''.join(v)).splitlines(keepends=True)   # lines stay lines
+    for c in nb['cells']:
+        for o in c.get('outputs', []):
+            if 'text' in o: o['text'] = fix(o['text'])
+            for k, v in (o.get('data') or {}).items():
+                if k.startswith('text/'): o['data'][k] = fix(v)
+    fn.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + '\n')
+
 def short_outputs(outputs: list, max_lines: int = 40) -> list:
     "Outputs without widget views, with short text (streams of one name merged)."
     res = []
@@ -49,12 +71,14 @@ def short_outputs(outputs: list, max_lines: int = 40) -> list:
             data = {k: v for k, v in o['data'].items() if k not in WIDGET}
             if not data: continue
             if 'text/plain' in data and 'image/png' not in data:
-                data['text/plain'] = short_text(data['text/plain'], max_lines)
+                data['text/plain'] = scrub(short_text(data['text/plain'], max_lines))
+            for k in ('text/markdown', 'text/html'):
+                if k in data: data[k] = scrub(data[k] if isinstance(data[k], str) else ''.join(data[k]))
             o['data'] = data
         res.append(o)
     for o in res:
         if o.get('output_type') == 'stream':
-            o['text'] = short_text(o['text'], max_lines)
+            o['text'] = scrub(short_text(o['text'], max_lines))
             if o['text'] and not o['text'].endswith('\n'): o['text'] += '\n'
     return [o for o in res if o.get('output_type') != 'stream' or o['text'].strip()]
 
@@ -102,6 +126,8 @@ def main():
     ap.add_argument('--skip-flags', default=None, help='space-separated cell flags to skip (default: "gpu multigpu slow" '
                     'with --all or without a GPU, else "multigpu slow")')
     ap.add_argument('--max-lines', type=int, default=40, help='lines kept of a long text output')
+    ap.add_argument('--scrub', action='store_true', help="run nothing: only take this machine's paths out of the outputs "
+                    "the notebooks already hold (e.g. GPU outputs recorded elsewhere)")
     ap.add_argument('--cells', default=None, help='comma-separated ids of the flagged cells to run (whatever their flags); '
                     'the other flagged cells are skipped and keep their outputs, unflagged cells run as always')
     a = ap.parse_args()
@@ -109,6 +135,9 @@ def main():
     nbs = sorted(p for p in (ROOT / 'nbs').glob('*.ipynb') if not p.name.startswith(('_', '.'))) if a.all else a.notebooks
     if not nbs: ap.error('give notebooks or --all')
     if a.out and len(nbs) > 1: ap.error('--out takes one notebook')
+    if a.scrub:
+        for n in nbs: scrub_outputs(Path(n))
+        return 0
     if a.skip_flags is None:   # default: what this machine can run (GPU cells only where there is a GPU), never the long ones
         import torch
         a.skip_flags = 'multigpu slow' if torch.cuda.is_available() and not a.all else 'gpu multigpu slow'
