@@ -1295,7 +1295,9 @@ def profile_step(drafter, emb, head, batch, backend:str='flex', chunk_blocks:int
     import pandas as pd
     from torch.profiler import profile, ProfilerActivity
     ids, lm, th, anchors, keep = batch
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    import warnings
+    with warnings.catch_warnings(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        warnings.filterwarnings('ignore', message='.*Profiler clears events')     # torch's note on profiles without a schedule
         out = dflash_forward_loss(drafter, emb, head, ids, lm, th, anchors, keep, backend=backend, chunk_blocks=chunk_blocks)
         (out['loss_sum'] / out['weight_sum']).backward(); torch.cuda.synchronize()
     drafter.zero_grad(set_to_none=True)
