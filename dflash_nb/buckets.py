@@ -118,7 +118,7 @@ def derive_boundaries(lengths, # sample lengths
 # %% ../nbs/01_buckets.ipynb #e82a29cb
 @dataclass(frozen=True)
 class CostModel:
-    "Batch cost `max(padded_tokens*f_t, sum_i min(anchors, valid_i)*block*f_d)` kept `<= budget` (performance.md §2.2)."
+    "Batch cost `max(padded_tokens*f_t, sum_i min(anchors, valid_i)*block*f_d)` kept `<= budget` (docs/performance.md §2.2)."
     budget: float # cost budget per batch (in target-token units when `f_t == 1`)
     f_t: float = 1.0 # cost of one padded target token
     f_d: float = 0.64 # cost of one drafter block position, relative to `f_t`
