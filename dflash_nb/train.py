@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_train.ipynb #37dc0753
 from __future__ import annotations
-import argparse, dataclasses, datetime, json, math, os, re, signal, shutil, subprocess, sys, time
+import argparse, contextlib, dataclasses, datetime, json, math, os, re, signal, shutil, subprocess, sys, time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 import numpy as np
@@ -14,7 +14,8 @@ import torch.distributed as dist
 # %% auto #0
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at', 'MasterAdamW',
            'MetricsLog', 'read_metrics', 'parse_profile_steps', 'parse_boundaries', 'prepare_config', 'Trainer',
-           'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'profile_headline', 'StepProfiler', 'main', 'plan_main']
+           'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'bar_paused', 'profile_headline', 'StepProfiler', 'main',
+           'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches, parse_rates,
@@ -586,6 +587,14 @@ def _resolve_data_path(p):
     alt = Path(__file__).resolve().parents[1] / p if '__file__' in globals() else p
     return alt if alt.exists() else p
 
+# %% ../nbs/06_train.ipynb #be19e7a5
+def _reading_line(files, c:TrainConfig, cache) -> str:
+    "What rank 0 says before reading `--data`: every record is parsed and checked before the tokenizing bar starts, which takes a while on a large file."
+    from dflash_nb.run import _size
+    which = f"the first {c.max_records:,} usable records" if c.max_records else "every record"
+    return (f"reading --data: {len(files)} file{'s' if len(files) > 1 else ''}, {_size(sum(Path(f).stat().st_size for f in files))}; "
+            f"{which} parsed and checked, then tokenized (unless {cache} holds them already) ...")
+
 # %% ../nbs/06_train.ipynb #91fcdfed
 def _tokenize_procs(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2))
 
@@ -595,6 +604,7 @@ def _tokenize(self:Trainer):
     from dflash_nb.data import build_dataset
     c = self.cfg
     cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
+    if self.rank == 0: _say(_reading_line(self.files, c, cache))      # reading a large file takes a while before the bar shows
     self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
                                                          on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
                                                          num_proc=_tokenize_procs(c),
@@ -1104,17 +1114,28 @@ def _target_turn(self:Trainer, step:int) -> bool:
     if step >= self.total_steps or ((at := self.peers.stop_at()) and step >= at[0]): return False
     self.target_step(*self.locate(step)); return True
 
+# %% ../nbs/06_train.ipynb #4d82bfd6
+@contextlib.contextmanager
+def bar_paused(bar):
+    "The time spent in the block (a save, a tau measurement) counts neither in the tqdm `bar`'s elapsed time nor in its rate and ETA."
+    on = bar is not None and not getattr(bar, 'disable', True)
+    t0 = bar._time() if on else None
+    try: yield
+    finally:
+        if on: d = bar._time() - t0; bar.start_t += d; bar.last_print_t += d
+
 # %% ../nbs/06_train.ipynb #24916982
 def _after_step(self:Trainer, step:int, m:dict, bar):
-    "After drafter step `step`: log its metrics, then save and evaluate when their turn comes (the last step is left to `finish`)."
+    "After drafter step `step`: log its metrics, then save and evaluate when their turn comes (the last step is left to `finish`), off the bar's clock."
     c = self.cfg
     self.log_step(step, m, bar)
     self.last_metrics = m
-    if step % c.save_every == 0 and step < self.total_steps: self.save(step)
-    if c.eval_every and step % c.eval_every == 0 and step < self.total_steps:
-        try:
-            with self.stop.during('evaluating'): self.evaluate(step)
-        except StopRun: pass                   # cut short by a signal: the loop stops at this step and saves it
+    with bar_paused(bar):                      # the bar's rate and ETA count training steps only
+        if step % c.save_every == 0 and step < self.total_steps: self.save(step)
+        if c.eval_every and step % c.eval_every == 0 and step < self.total_steps:
+            try:
+                with self.stop.during('evaluating'): self.evaluate(step)
+            except StopRun: pass               # cut short by a signal: the loop stops at this step and saves it
 
 # %% ../nbs/06_train.ipynb #a1f0c005
 _LAUNCHES = ('cudaLaunchKernel', 'cuLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernelEx')
@@ -1230,15 +1251,23 @@ def _write_tau_record(self:Trainer, step:int, r):
     (self.run_dir / 'eval').mkdir(exist_ok=True)
     (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
 
+# %% ../nbs/06_train.ipynb #4ae69060
+def _tau_intro(step:int, n:int, max_new:int, baseline:bool|int=0, final:bool=False) -> str:
+    "The line said before a tau measurement starts (a bar over its prompts follows): what it measures, on how many prompts."
+    k = n if baseline is True else int(baseline or 0)
+    also = f"; the target alone on the first {k} too, for the speedup" if k else ''
+    return f"step {step}: measuring tau{' of the final drafter' if final else ''} on {n} held-out prompts, up to {max_new} new tokens each{also} ..."
+
 # %% ../nbs/06_train.ipynb #743124d5
 def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final:bool=True):
     from dflash_nb.evaluate import acceptance_length
     prompts = self.heldout() if final else self.heldout()[:8]       # periodic checks: 8 prompts, a quick trend
     if not prompts: return None
+    tqdm_write(_tau_intro(step, len(prompts), self.cfg.eval_max_new_tokens, baseline, final))   # a bar follows, under the training bar
     was = drafter.training; drafter.eval()
     try:
         r = acceptance_length(self.target.model, drafter, self.tokenizer, prompts, max_new_tokens=self.cfg.eval_max_new_tokens,
-                              temperature=0.0, progress=False, baseline=baseline, chat_template_kwargs=self.template_kwargs,
+                              temperature=0.0, progress=dict(leave=False), baseline=baseline, chat_template_kwargs=self.template_kwargs,
                               protocol=self.cfg.eval_protocol, fast=self.fast_tau())
     finally: drafter.train(was)
     _write_tau_record(self, step, r)
@@ -1526,14 +1555,19 @@ def _device_flags(lay) -> str:
 
 # %% ../nbs/06_train.ipynb #e7b63ce6
 def _plan_mix(c:TrainConfig, tok):
-    "The micro-batches one epoch of this run's data forms (tokenized with `tok`, bucketed as the run would), for the planner."
+    "The micro-batches one epoch of this run's data forms (tokenized with `tok` as the run will, into its cache; bucketed as the run would), for the planner."
     from dflash_nb.buckets import derive_boundaries
-    from dflash_nb.data import build_dataset
+    from dflash_nb.data import build_dataset, template_kwargs
     from dflash_nb.layout import dataset_mix
     files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
     if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")
-    ds = build_dataset(files, tok, c.max_length, cache_dir=Path(c.run_dir) / 'data_cache', progress=False, limit=c.max_records or None,
-                       num_proc=_tokenize_procs(c))
+    try: kw = template_kwargs(tok, c.enable_thinking)
+    except ValueError as e: raise ConfigError(f"--enable-thinking: {e}") from None
+    cache = Path(c.run_dir) / 'data_cache'
+    _say(f"--plan: tokenizing --data as the run on the GPU will (into {cache}, so that run reuses it), for the micro-batches of the table")
+    _say(_reading_line(files, c, cache))
+    ds = build_dataset(files, tok, c.max_length, cache_dir=cache, on_error='skip' if c.on_bad_record == 'skip' else 'raise', progress=True,
+                       limit=c.max_records or None, num_proc=_tokenize_procs(c), chat_template_kwargs=kw)
     bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else parse_boundaries(c.boundaries)
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
     return dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
