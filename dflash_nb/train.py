@@ -13,9 +13,9 @@ import torch.distributed as dist
 
 # %% auto #0
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at', 'MasterAdamW',
-           'MetricsLog', 'read_metrics', 'parse_profile_steps', 'parse_boundaries', 'prepare_config', 'Trainer',
-           'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'bar_paused', 'profile_headline', 'StepProfiler', 'main',
-           'plan_main']
+           'MetricsLog', 'read_metrics', 'plot_metrics', 'parse_profile_steps', 'parse_boundaries', 'prepare_config',
+           'Trainer', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'bar_paused', 'profile_headline', 'StepProfiler',
+           'main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches, parse_rates,
@@ -281,6 +281,18 @@ class MetricsLog:
 def read_metrics(path) -> list[dict]:
     "The records of a `metrics.jsonl` file."
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
+
+# %% ../nbs/06_train.ipynb #51fb8be2
+def plot_metrics(run_dir):
+    "Loss and accuracy (all block slots, and slot 1) per step from a run folder's `metrics.jsonl` (or that file): the figure."
+    import matplotlib.pyplot as plt
+    p = Path(run_dir); recs = [r for r in read_metrics(p / 'metrics.jsonl' if p.is_dir() else p) if 'loss' in r]
+    steps = [r['step'] for r in recs]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
+    a.plot(steps, [r['loss'] for r in recs], '.-'); a.set(xlabel='optimizer step', ylabel='loss', title='training loss')
+    b.plot(steps, [r['acc'] for r in recs], '.-', label='all slots'); b.plot(steps, [r['acc_pos'][0] for r in recs], '.-', label='slot 1')
+    b.set(xlabel='optimizer step', ylabel='accuracy', title='drafted tokens right'); b.legend(); fig.tight_layout()
+    return fig
 
 # %% ../nbs/06_train.ipynb #52d103af
 def _all_cpu(cfg): return all(d == 'cpu' for spec in (cfg.target_devices, cfg.drafter_devices) for part in str(spec).split('/')
