@@ -79,9 +79,9 @@ class RunLock:
 
 # %% ../nbs/05a_run.ipynb #4c48747a
 def set_aside(run_dir, say=print):
-    "A fresh start in a used run folder: move the earlier run's checkpoints, exports, metrics, tau records, TensorBoard logs, config and summary to previous-<time>/."
+    "A fresh start in a used run folder: move the earlier run's checkpoints, exports, metrics, tau records, TensorBoard and W&B logs, config and summary to previous-<time>/."
     run_dir = Path(run_dir)
-    names = ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard', 'config.json', 'summary.json', 'eval_final.json', 'data_report.json')
+    names = ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard', 'wandb', 'config.json', 'summary.json', 'eval_final.json', 'data_report.json')
     old = [run_dir / n for n in names if (run_dir / n).exists()]
     if not old: return None
     stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1

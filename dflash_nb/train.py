@@ -13,9 +13,9 @@ import torch.distributed as dist
 
 # %% auto #0
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at', 'MasterAdamW',
-           'MetricsLog', 'read_metrics', 'plot_metrics', 'parse_profile_steps', 'parse_boundaries', 'prepare_config',
-           'Trainer', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'bar_paused', 'profile_headline', 'StepProfiler',
-           'main', 'plan_main']
+           'MetricsLog', 'read_metrics', 'wandb_mode', 'plot_metrics', 'parse_profile_steps', 'parse_boundaries',
+           'prepare_config', 'Trainer', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'bar_paused',
+           'profile_headline', 'StepProfiler', 'main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches, parse_rates,
@@ -88,6 +88,8 @@ class TrainConfig:
     # logging and profiling
     log_every: int = _opt(1, "write metrics every N steps")
     tensorboard: bool = _opt(True, "also log to TensorBoard when it is installed")
+    wandb: bool = _opt(False, "also log to Weights & Biases (pip install wandb), from the leader: online with an API key and a connection to the server, else offline into run_dir/wandb for `wandb sync` (WANDB_MODE, if set, wins)")
+    wandb_project: str = _opt('dflash_nb', "the W&B project of --wandb (the run is named after the run folder)")
     peak_tflops: float = _opt(790.0, "accelerator bf16 peak for MFU (790 = measured H200)")
     profile_steps: str = _opt('', "profile drafter steps START:COUNT of this run (e.g. 40:8) with torch.profiler on the leader rank: run_dir/profile/ gets the top ops, kernel launches and syncs per step, and a Chrome trace ('' = off)")
     # running
@@ -254,33 +256,73 @@ class MasterAdamW:
         with torch.no_grad():
             for p, m, t in zip(self.params, self.master, tensors): m.copy_(t); p.copy_(m)
 
+# %% ../nbs/06_train.ipynb #91e8f0fe
+def _scalars(m:dict) -> dict:
+    "The finite numbers of a metrics record as flat scalars, a list's items as `name/i` (what TensorBoard and W&B get)."
+    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    out = {k: v for k, v in m.items() if num(v)}
+    out.update({f'{k}/{i}': x for k, v in m.items() if isinstance(v, list) for i, x in enumerate(v) if num(x)})
+    return out
+
 # %% ../nbs/06_train.ipynb #1d48430b
 class MetricsLog:
-    "Append-only JSONL metrics (flushed every line) plus optional TensorBoard scalars."
-    def __init__(self, path, tensorboard:bool=True):
+    "Append-only JSONL metrics (flushed every line), plus TensorBoard scalars (when installed) and a W&B run (`wandb`: its `wandb.init` arguments)."
+    def __init__(self, path, tensorboard:bool=True, wandb:dict|None=None):
         self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.f, self.tb = open(self.path, 'a'), None
+        self.f, self.tb, self.wb = open(self.path, 'a'), None, None
         if tensorboard:
             try:
                 from torch.utils.tensorboard import SummaryWriter
                 self.tb = SummaryWriter(str(self.path.parent / 'tensorboard'))
             except Exception: self.tb = None
+        if wandb is not None:
+            import wandb as wb
+            self.wb = wb.init(**wandb)
     def log(self, step:int, **m):
         self.f.write(json.dumps({'step': step, **m}) + '\n'); self.f.flush()
+        s = _scalars(m)
         if self.tb is not None:
-            for k, v in m.items():
-                if isinstance(v, (int, float)) and math.isfinite(v): self.tb.add_scalar(k, v, step)
-                elif isinstance(v, list):
-                    for i, x in enumerate(v):
-                        if isinstance(x, (int, float)) and math.isfinite(x): self.tb.add_scalar(f'{k}/{i}', x, step)
+            for k, v in s.items(): self.tb.add_scalar(k, v, step)
+        if self.wb is not None: self.wb.log(s, step=step)
+    def summarize(self, d:dict):
+        "The run's summary (W&B shows it beside the run); the JSONL log holds steps only."
+        if self.wb is not None: self.wb.summary.update(_scalars(d))
     def close(self):
         self.f.close()
         if self.tb is not None: self.tb.close()
+        if self.wb is not None: self.wb.finish(); self.wb = None
 
 # %% ../nbs/06_train.ipynb #f7758c7a
 def read_metrics(path) -> list[dict]:
     "The records of a `metrics.jsonl` file."
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
+
+# %% ../nbs/06_train.ipynb #3d5f9ba7
+def _wandb_host(env) -> tuple:
+    "`(host, port)` of the W&B server: `WANDB_BASE_URL`'s, else api.wandb.ai:443."
+    from urllib.parse import urlparse
+    u = urlparse(env.get('WANDB_BASE_URL') or 'https://api.wandb.ai')
+    return u.hostname, u.port or (443 if u.scheme == 'https' else 80)
+
+def _wandb_key(env) -> bool:
+    "Whether a W&B API key is at hand: `WANDB_API_KEY`, or a netrc entry for the server (what `wandb login` writes)."
+    import netrc
+    if env.get('WANDB_API_KEY'): return True
+    f = env.get('NETRC') or os.path.join(env.get('HOME') or os.path.expanduser('~'), '.netrc')
+    try: return netrc.netrc(f).authenticators(_wandb_host(env)[0]) is not None
+    except (OSError, netrc.NetrcParseError): return False
+
+# %% ../nbs/06_train.ipynb #91635812
+def wandb_mode(env=None) -> tuple[str, str]:
+    "`(mode, why)` of a `--wandb` run: `WANDB_MODE` if set; 'offline' without an API key or a connection to the W&B server; else 'online'."
+    import socket
+    env = os.environ if env is None else env
+    if env.get('WANDB_MODE'): return env['WANDB_MODE'], f"WANDB_MODE={env['WANDB_MODE']}"
+    if not _wandb_key(env): return 'offline', 'no W&B API key: WANDB_API_KEY, or wandb login'
+    host, port = _wandb_host(env)
+    try: socket.create_connection((host, port), timeout=3).close()
+    except OSError as e: return 'offline', f"no connection to {host}:{port} ({e.strerror or e})"
+    return 'online', f"an API key and {host}:{port} reachable"
 
 # %% ../nbs/06_train.ipynb #51fb8be2
 def plot_metrics(run_dir):
@@ -353,6 +395,13 @@ def _check_master(addr:str, port:int, nnodes:int):
     try: socket.getaddrinfo(addr, port)
     except OSError as e: raise ConfigError(f"--master-addr {addr}: this machine cannot resolve it ({e.strerror or e})") from None
 
+# %% ../nbs/06_train.ipynb #c580183b
+def _have(module:str) -> bool:
+    "Whether `module` can be imported here (without importing it)."
+    import importlib.util
+    try: return importlib.util.find_spec(module) is not None
+    except (ValueError, ImportError): return False           # e.g. sys.modules[module] is None
+
 # %% ../nbs/06_train.ipynb #b810300d
 def _check_values(cfg:TrainConfig, cpu:bool):
     "A `ConfigError` naming the first option out of range (and what it accepts); malformed layer ids, boundaries, rates, devices or a rendezvous address raise here too."
@@ -395,7 +444,9 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.eval_prompts >= 1, 'eval_prompts', "must be >= 1 (--heldout '' measures no tau)"),
               (cfg.eval_max_new_tokens >= 1, 'eval_max_new_tokens', "must be >= 1"), (cfg.eval_speedup >= 0, 'eval_speedup', "must be >= 0 (0: off)"),
               (cfg.plan_gpus >= 0, 'plan_gpus', "must be >= 0 (0: this machine's GPUs)"),
-              (1 <= cfg.master_port <= 65535, 'master_port', "must be a port number in [1, 65535]")]
+              (1 <= cfg.master_port <= 65535, 'master_port', "must be a port number in [1, 65535]"),
+              (not cfg.wandb or _have('wandb'), 'wandb', "the wandb package is not installed: pip install wandb, or leave out --wandb"),
+              (bool(cfg.wandb_project.strip()), 'wandb_project', "must name a W&B project")]
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
@@ -1344,7 +1395,7 @@ def _final_tau(self:Trainer, step:int):
 
 # %% ../nbs/06_train.ipynb #aacd47c2
 def _write_summary(self:Trainer, step:int, r):
-    "The leader's `summary.json` (and a best export, if no tau chose one), printed in one line."
+    "The leader's `summary.json` (also the W&B run's summary; and a best export, if no tau chose one), printed in one line."
     c = self.cfg
     if self.best is None: self.export('best'); self.best = dict(step=step, tau=r and r.tau_protocol)
     m = self.last_metrics or {}
@@ -1353,7 +1404,7 @@ def _write_summary(self:Trainer, step:int, r):
                         chat_template_kwargs=self.template_kwargs,
                         speedup=getattr(self, 'speedup', None),
                         minutes=(time.time() - self.t_start) / 60, run_dir=str(self.run_dir))
-    (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1))
+    (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1)); self.metrics.summarize(self.summary)
     self.say("done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.summary.items()))
 
 # %% ../nbs/06_train.ipynb #97353a38
@@ -1405,13 +1456,24 @@ def _start_clocks(self:Trainer):
     self.last_metrics = self.summary = None
     self.ahead = {}                                       # (epoch, micro-batch) -> micro-batch captured ahead
 
+# %% ../nbs/06_train.ipynb #67518eab
+def _wandb_init(self:Trainer) -> dict|None:
+    "With `--wandb`, the leader's `wandb.init` arguments (online or offline said in one line, and why); else None."
+    if not self.cfg.wandb: return None
+    import wandb
+    mode, why = wandb_mode()
+    self.say(f"W&B: logging {mode} ({why}) to project {self.cfg.wandb_project!r}, files in {self.run_dir / 'wandb'}"
+             + ("; `wandb sync` uploads them later" if mode == 'offline' else ''))
+    return dict(project=self.cfg.wandb_project, name=self.run_dir.name, dir=str(self.run_dir), config=dataclasses.asdict(self.cfg), mode=mode,
+                settings=wandb.Settings(console='off'))      # the console stays ours: tqdm's bars and the ranks' lines
+
 # %% ../nbs/06_train.ipynb #e3321c1f
 def _open_records(self:Trainer):
-    "The leader writes the run's config and data report and opens its metrics log."
+    "The leader writes the run's config and data report and opens its metrics log (and W&B run, with `--wandb`)."
     if not self.role.is_leader: return
     (self.run_dir / 'config.json').write_text(json.dumps(dataclasses.asdict(self.cfg), indent=1))
     self.write_data_report()
-    self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard)
+    self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard, wandb=_wandb_init(self))
 
 # %% ../nbs/06_train.ipynb #f5c67c4d
 def _stop_or_finish(self:Trainer, step:int):
