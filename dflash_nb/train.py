@@ -14,8 +14,8 @@ import torch.distributed as dist
 # %% auto #0
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at', 'MasterAdamW',
            'MetricsLog', 'read_metrics', 'wandb_mode', 'plot_metrics', 'parse_profile_steps', 'parse_boundaries',
-           'prepare_config', 'Trainer', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'bar_paused',
-           'profile_headline', 'StepProfiler', 'main', 'plan_main']
+           'sliding_layer_types', 'prepare_config', 'Trainer', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write',
+           'bar_paused', 'profile_headline', 'StepProfiler', 'main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches, parse_rates,
@@ -46,6 +46,8 @@ class TrainConfig:
     # drafter
     draft_layers: int = _opt(5, "number of drafter decoder layers")
     block_size: int = _opt(16, "tokens per draft block (anchor + block_size-1 masked slots)")
+    sliding_window: int = _opt(0, "attention window in tokens of the drafter's sliding layers, at least --block-size (0 = none: every layer full attention)")
+    sliding_layers: str = _opt('', "which drafter layers slide with --sliding-window: 'all', 'all-but-last' (what '' means once a window is given: z-lab's long-context layout), or layer indices, e.g. '0,1,2'")
     gamma: float = _opt(0.0, "loss decay exp(-(k-1)/gamma); 0 = the paper's value for the block size (16:7, 10:5, 8:4)")
     loss: str = _opt('decay', "training objective: 'decay' (the paper's slot weights exp(-(k-1)/gamma), normalised by their sum) or 'dpace' (D-PACE: weights from the drafter's own detached confidence, normalised per sequence by its anchors)")
     dpace_alpha: float = _opt(0.5, "D-PACE confidence smoothing a in q~ = (1 - a) exp(-CE) + a, in (0, 1]")
@@ -382,6 +384,33 @@ def parse_boundaries(s:str) -> list[int]|None:
         raise ConfigError(f"--boundaries {s!r}: use 'auto' or increasing token counts, e.g. '770,1216,1728,2432,3296'")
     return b
 
+# %% ../nbs/06_train.ipynb #67483291
+def sliding_layer_types(spec:str, window:int, n_layers:int) -> list[str]|None:
+    "The drafter's `layer_types` for `--sliding-layers spec` with `--sliding-window window` (None without a window); a `ConfigError` names a bad spec."
+    s = (spec or '').strip()
+    if not window:
+        if s: raise ConfigError(f"--sliding-layers {spec!r}: needs --sliding-window N, the window of those layers in tokens")
+        return None
+    s = s or 'all-but-last'
+    if s in ('all', 'all-but-last'): ids = list(range(n_layers - (s == 'all-but-last')))
+    else:
+        try: ids = [int(x) for x in s.split(',')]
+        except ValueError: raise ConfigError(f"--sliding-layers {spec!r}: use all, all-but-last or layer indices, e.g. '0,1,2'") from None
+        if bad := [i for i in ids if not 0 <= i < n_layers]:
+            raise ConfigError(f"--sliding-layers {spec!r}: {bad} not among the drafter's {n_layers} layers (0..{n_layers - 1})")
+        if len(set(ids)) < len(ids): raise ConfigError(f"--sliding-layers {spec!r}: a layer is named twice")
+    if not ids: raise ConfigError(f"--sliding-layers {s} leaves no layer of a {n_layers}-layer drafter sliding: use --sliding-layers all")
+    return ['sliding_attention' if i in ids else 'full_attention' for i in range(n_layers)]
+
+# %% ../nbs/06_train.ipynb #e9463285
+def _layer_types(c:TrainConfig) -> list[str]:
+    "Each drafter layer's type for run options `c`: as `--sliding-layers`/`--sliding-window` say, else all full attention."
+    return sliding_layer_types(c.sliding_layers, c.sliding_window, c.draft_layers) or ['full_attention'] * c.draft_layers
+
+def _sliding_kw(c:TrainConfig) -> dict:
+    "The `DFlashConfig` fields the sliding options set: `layer_types` and `sliding_window` (None without sliding layers)."
+    return dict(layer_types=_layer_types(c), sliding_window=c.sliding_window or None)
+
 # %% ../nbs/06_train.ipynb #e49e11d7
 def _check_master(addr:str, port:int, nnodes:int):
     "With `nnodes > 1`: `--master-addr` given, and an IP address or a name that resolves here; else a `ConfigError`."
@@ -416,6 +445,9 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.enable_thinking in ('auto', 'on', 'off'), 'enable_thinking', "use auto, on or off"),
               (cfg.eval_protocol in ('ours', 'reference'), 'eval_protocol', "use ours or reference"),
               (2 <= cfg.block_size <= 64, 'block_size', "must be in [2, 64]"),
+              (cfg.sliding_window >= 0, 'sliding_window', "must be >= 0 (0: no sliding layers)"),
+              (cfg.sliding_window == 0 or cfg.sliding_window >= cfg.block_size, 'sliding_window',
+               f"must be 0 or at least --block-size {cfg.block_size}: a smaller window hides the anchor, the block's only real token, from its last slots"),
               (cfg.gamma >= 0, 'gamma', "must be > 0 (or 0 for the paper's value for the block size)"),
               (cfg.gamma == 0 or cfg.gamma <= 4 * cfg.block_size, 'gamma',
                f"a decay constant above 4 x block_size={cfg.block_size} is flat: did you swap --gamma and --block-size?"),
@@ -450,6 +482,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
+    sliding_layer_types(cfg.sliding_layers, cfg.sliding_window, cfg.draft_layers)
     parse_profile_steps(cfg.profile_steps)
     parse_boundaries(cfg.boundaries)
     if cfg.plan_rates: parse_rates(cfg.plan_rates)
@@ -624,6 +657,7 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
 def _check_inputs(self:Trainer):
     "Cheap checks of every input before tokenizing or loading a model; choose the checkpoint to resume and compare its run."
     self.files, self.tcfg, self.tokenizer, self.taps, self.mask_id = _check_given(self.cfg, self.target_path)
+    self.layer_types = _layer_types(self.cfg)                      # part of the identity: sliding layers or not
     self.identity = self.identity_of('model')
     self.pick_checkpoint()
 Trainer.check_inputs = _check_inputs
@@ -795,12 +829,13 @@ def _generation_config(path):
 
 # %% ../nbs/06_train.ipynb #3f6f7fc0
 def _make_drafter_config(self:Trainer):
-    "The drafter's config: taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
+    "The drafter's config (layer types as `--sliding-layers` says): taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
     from dflash_nb.drafter import DFlashConfig, MaskTokenError
     c = self.cfg
     try: self.dcfg = DFlashConfig.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
                                               tokenizer=self.tokenizer, generation_config=_generation_config(self.target_path),
-                                              token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+                                              token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
+                                              **_sliding_kw(c))
     except MaskTokenError as e: raise ConfigError(str(e)) from None
     self.mask_id = self.dcfg.mask_token_id
 Trainer.make_drafter_config = _make_drafter_config
@@ -858,18 +893,24 @@ def _setup_models(self:Trainer):
         self.barrier()
 Trainer.setup_models = _setup_models
 
+# %% ../nbs/06_train.ipynb #ad5e7f19
+def _mask_windows(d) -> list:
+    "The windows of drafter config `d`'s distinct training masks (None: a full-attention layer's), each to preflight."
+    return sorted({d.sliding_window if t == 'sliding_attention' else None for t in d.layer_types}, key=lambda w: -1 if w is None else w)
+
 # %% ../nbs/06_train.ipynb #fcb33906
 def _run_preflight(self:Trainer):
     from dflash_nb.compile import preflight, bucket_seq_lens
     from dflash_nb.drafter import flex_dflash_attention, create_dflash_block_mask
     d = self.dcfg
     lens = sorted({min(s, self.cfg.max_length) for s in bucket_seq_lens(self.boundaries)})
-    t0 = time.perf_counter()
-    df = preflight(d.num_attention_heads, d.num_key_value_heads, d.head_dim, lens, self.cfg.num_anchors, d.block_size,
+    t0, ws = time.perf_counter(), _mask_windows(d)
+    dfs = [preflight(d.num_attention_heads, d.num_key_value_heads, d.head_dim, lens, self.cfg.num_anchors, d.block_size,
                    flex_dflash_attention, create_dflash_block_mask,
-                   devices=[self.device], dtype=self.dtype, batch_size=2, sliding_window=d.sliding_window, verbose=self.is_main)
-    self.say(f"Preflight passed on rank {self.rank} ({self.device}) in {time.perf_counter() - t0:.1f}s: flex attention runs compiled")
-    return df
+                   devices=[self.device], dtype=self.dtype, batch_size=2, sliding_window=w, verbose=self.is_main) for w in ws]
+    self.say(f"Preflight passed on rank {self.rank} ({self.device}) in {time.perf_counter() - t0:.1f}s: flex attention runs compiled "
+             f"({', '.join('full' if w is None else f'window {w}' for w in ws)} mask{'s' if len(ws) > 1 else ''})")
+    return dfs
 Trainer.run_preflight = _run_preflight
 
 # %% ../nbs/06_train.ipynb #cb8348f9
@@ -1604,7 +1645,8 @@ def _check_before_launch(cfg, given):
     path = {'auto': lambda: find_checkpoint(cfg.run_dir), 'none': lambda: None}.get(cfg.resume, lambda: Path(cfg.resume))()
     if path is not None:
         D = len(resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes).drafter_ranks)
-        now = run_identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target, layout_D=D), 'model')
+        now = run_identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target, layout_D=D,
+                                           layer_types=_layer_types(cfg)), 'model')
         refuse_other_run(path, checkpoint_meta(path)['identity'], now)
 
 # %% ../nbs/06_train.ipynb #79c4a1aa
@@ -1656,7 +1698,8 @@ def _plan_inputs(c:TrainConfig):
     tok, tcfg = load_tokenizer(path), AutoConfig.from_pretrained(path)
     ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
     dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
-                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
+                                    **_sliding_kw(c))
     mix = _plan_mix(c, tok)
     return path, tcfg, dcfg, mix
 
