@@ -520,7 +520,7 @@ def shape_config(num_layers:int=36, hidden_size:int=4096, intermediate_size:int=
                        tie_word_embeddings=False)
 
 QWEN3_27B_CLASS = dict(num_layers=64, hidden_size=5120, intermediate_size=17408, num_heads=24, num_kv_heads=4, head_dim=256,
-                       vocab_size=248320)   # performance.md §2.1 (Qwen3.5/3.6-27B dims, every layer full attention)
+                       vocab_size=248320)   # docs/performance.md §2.1 (Qwen3.5/3.6-27B dims, every layer full attention)
 
 # %% ../nbs/05_layout.ipynb #c95c76f6
 def _dims(c):
