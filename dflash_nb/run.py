@@ -13,7 +13,7 @@ import torch
 __all__ = ['LOCK_NAME', 'check_run_dir', 'RunLock', 'set_aside', 'pause_point', 'save_checkpoint', 'checkpoint_problem',
            'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'SaveError', 'weights_fingerprint',
            'config_fingerprint', 'data_fingerprint', 'run_identity', 'checkpoint_meta', 'refuse_other_run', 'StopRun',
-           'stop_status', 'StopFlag', 'threading_main', 'report_status', 'read_status', 'watch_launcher',
+           'stop_status', 'StopFlag', 'threading_main', 'report_status', 'read_status', 'watch_launcher', 'run_status',
            'launch_torchrun']
 
 # %% ../nbs/05a_run.ipynb #e2da7bf0
@@ -376,6 +376,12 @@ def watch_launcher(stop:StopFlag, interval:float=0.5, grace:float=5.):
     th = threading.Thread(target=watch, daemon=True, name='dflash-launcher'); th.start()
     return th
 
+# %% ../nbs/05a_run.ipynb #86a66d87
+def run_status(rc:int, reported:int|None, forwarded:list) -> int:
+    "The run's exit status from torchrun's `rc`, the status a worker `reported` and the signals the launcher `forwarded`."
+    if rc and not forwarded and (reported or 0) >= 128: return 1   # a worker died: torchrun failed and SIGTERMed the rest
+    return reported or (128 + forwarded[0] if forwarded else rc)
+
 # %% ../nbs/05a_run.ipynb #d3a0a267
 def launch_torchrun(cmd, locked:bool=False) -> int:
     "Run torchrun (`cmd`) in a session of its own, tied to this process; forward SIGTERM/SIGINT to each worker once; the run's exit status."
@@ -394,4 +400,4 @@ def launch_torchrun(cmd, locked:bool=False) -> int:
     finally:
         for s, h in old.items(): signal.signal(s, h)
     code = read_status(box / 'status'); shutil.rmtree(box, ignore_errors=True)
-    return code or (128 + got[0] if got else rc)
+    return run_status(rc, code, got)

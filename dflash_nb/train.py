@@ -1588,11 +1588,21 @@ def _launch_workers(cfg:TrainConfig, given, layout, argv, locked:bool=False) -> 
          f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
     return launch_torchrun(cmd, locked)
 
+# %% ../nbs/06_train.ipynb #e362e536
+def _peer_died(t) -> str|None:
+    "The side channel's message for a peer rank whose process died (neither stopped nor finished), or None (no peers: a single process)."
+    from dflash_nb.layout import _rank_lost
+    p = getattr(t, 'peers', None)
+    for r in range(p.world if p is not None else 0):
+        try: msg = None if r == p.rank else _rank_lost(p, r)
+        except Exception: return None                       # the job's store is gone with torchrun: a launcher's stop
+        if msg and ' died ' in msg: return msg
+
 # %% ../nbs/06_train.ipynb #d058a91b
 def main(argv=None) -> int:
     "Entry point of `dflash_nb_train`; the exit status: 0, 1, 2, or 128 + N after signal N (`--help` says which is which)."
     argv = sys.argv[1:] if argv is None else list(argv)
-    debug, stop, lock = '--debug' in argv, None, None
+    debug, stop, lock, t = '--debug' in argv, None, None, None
     try:
         cfg, given = parse_args(argv); debug = cfg.debug
         checked = prepare_config(cfg, given)                 # every value, before anything is read, written or launched
@@ -1604,8 +1614,10 @@ def main(argv=None) -> int:
         stop = StopFlag().install() if threading_main() else StopFlag()
         watch_launcher(stop)                                 # a worker of a launcher that dies stops as if signalled
         t = Trainer(cfg, given, stop); t.run()
+        if stop_status(t.stopped) and (died := _peer_died(t)): _error_line(t.peers.message(died)); return 1
         return report_status(stop_status(t.stopped))
     except StopRun as e:
+        if (died := _peer_died(t)): _error_line(t.peers.message(died)); return 1
         _say_stopped(e); return report_status(e.status)
     except _user_errors() as e:
         if debug: import traceback; traceback.print_exc()
@@ -1613,7 +1625,7 @@ def main(argv=None) -> int:
     except SaveError as e:
         _error_line(e); return 1
     except PeerLost as e:
-        if stop: return report_status(stop.status)          # stopping anyway: a peer that stopped first is no failure
+        if stop and ' died ' not in str(e): return report_status(stop.status)   # stopping anyway: a peer that stopped first is no failure
         _error_line(e); return 1
     finally:
         if stop is not None: stop.uninstall()
