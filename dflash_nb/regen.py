@@ -15,12 +15,13 @@ from tqdm import tqdm
 __all__ = ['IDENTITY', 'RegenError', 'read_prompts', 'prompt_key', 'answered_keys', 'select_prompts', 'pick_turns',
            'plan_batches', 'match_outputs', 'answer_batch', 'read_jsonl_lines', 'batch_estimate', 'part_records',
            'complete_prefix', 'merge', 'settings_diff', 'out_paths', 'check_resume', 'visible_gpus', 'worker_env',
-           'parse_args', 'PartCounter', 'provenance', 'regen', 'threading_main', 'main']
+           'parse_args', 'PartCounter', 'provenance', 'regen', 'main']
 
 # %% ../nbs/00a_regen.ipynb #3bbd7132
 import dflash_nb
 from .data import DataError, _iter_records, normalize_conversation, open_text, regenerate, template_kwargs, write_jsonl
 from .targets import TargetError, demo_target, load_tokenizer
+from .run import threading_main
 
 # %% ../nbs/00a_regen.ipynb #2ba35978
 class RegenError(ValueError):
@@ -512,11 +513,6 @@ def _run_session(a, parts, run, gpus, st, n:int, n_done:int, dst, meta) -> int:
     if interrupted: _error("interrupted: the processes were stopped; the same command answers the rest")
     _say(_closing(rec, dst, meta, parts))
     return 1 if failed or interrupted else 0
-
-# %% ../nbs/00a_regen.ipynb #8bb3ee2f
-def threading_main() -> bool:
-    import threading
-    return threading.current_thread() is threading.main_thread()
 
 # %% ../nbs/00a_regen.ipynb #6c0c9f3b
 def main(argv=None, prog:str='dflash_nb_regen', start:float=None) -> int:
