@@ -15,9 +15,9 @@ import torch.distributed as dist
 # %% auto #0
 __all__ = ['QWEN3_27B_CLASS', 'ConfigError', 'parse_devices', 'Role', 'Layout', 'resolve_layout', 'step_batches',
            'drafter_batches', 'target_batches', 'StopRequested', 'Transport', 'torchrun_cpu', 'torchrun_workers',
-           'torchrun_commands', 'PeerLost', 'Peers', 'job_store', 'transport_bandwidth', 'Rates', 'parse_rates',
-           'shape_config', 'target_params', 'drafter_params', 'length_mix', 'dataset_mix', 'mix_flops', 'memory_gb',
-           'split_layout', 'plan_layout', 'measure_rates']
+           'torchrun_commands', 'PeerLost', 'Peers', 'report_status', 'read_status', 'job_store', 'transport_bandwidth',
+           'Rates', 'parse_rates', 'shape_config', 'target_params', 'drafter_params', 'length_mix', 'dataset_mix',
+           'mix_flops', 'memory_gb', 'split_layout', 'plan_layout', 'measure_rates']
 
 # %% ../nbs/05_layout.ipynb #ed701ac9
 class ConfigError(ValueError):
@@ -434,13 +434,26 @@ def _stop_code(msg:str) -> int:
     m = re.search(r' stopped by (SIG[A-Z]+)', msg or '')
     return 128 + signal.Signals[m.group(1)].value if m and m.group(1) in signal.Signals.__members__ else 0
 
+# %% ../nbs/05_layout.ipynb #134faec7
+def report_status(code:int) -> int:
+    "A worker's exit status: under `dflash_nb_train`'s torchrun a stop's status goes to the launcher's file and the worker exits 0; otherwise the status itself."
+    f = os.environ.get('DFLASH_NB_STATUS')
+    if not code or not f or 'WORLD_SIZE' not in os.environ: return code
+    try: tmp = Path(f'{f}.{os.getpid()}'); tmp.write_text(str(code)); os.replace(tmp, f)
+    except OSError: return code
+    return 0
+
+def read_status(path) -> int|None:
+    "The status a worker left in `path`, or None."
+    try: return int(Path(path).read_text())
+    except (OSError, ValueError): return None
+
 # %% ../nbs/05_layout.ipynb #1258cf2b
 def _exit_lost(self:Peers, msg:str, grace_s:float=3.):
     "The watcher's reaction: the main thread gets `grace_s` to report it; if it is stuck in a collective, print and exit."
     if not self.reported.wait(grace_s):
         code = _stop_code(msg)
-        if code:                                          # a stop, not a failure: its status, as 05a_run's `report_status` passes it on
-            from dflash_nb.run import report_status
+        if code:                                          # a stop, not a failure: its status, as `report_status` passes it on
             print(f"[dflash_nb] {self.message(msg)}", file=sys.stderr, flush=True); os._exit(report_status(code))
         _error_line(self.message(msg)); os._exit(1)
     if not self.closed.wait(30.): os._exit(1)             # reported, but stuck on the way out

@@ -13,11 +13,10 @@ import torch
 __all__ = ['LOCK_NAME', 'check_run_dir', 'RunLock', 'set_aside', 'pause_point', 'save_checkpoint', 'checkpoint_problem',
            'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'SaveError', 'weights_fingerprint',
            'config_fingerprint', 'data_fingerprint', 'run_identity', 'checkpoint_meta', 'refuse_other_run', 'StopRun',
-           'stop_status', 'StopFlag', 'threading_main', 'report_status', 'read_status', 'watch_launcher', 'run_status',
-           'launch_torchrun']
+           'stop_status', 'StopFlag', 'threading_main', 'watch_launcher', 'run_status', 'launch_torchrun']
 
 # %% ../nbs/05a_run.ipynb #e2da7bf0
-from .layout import ConfigError, torchrun_workers, _proc_start, _stop_code
+from .layout import ConfigError, torchrun_workers, _proc_start, _stop_code, read_status
 
 # %% ../nbs/05a_run.ipynb #d001f4ef
 def check_run_dir(d):
@@ -334,20 +333,6 @@ class StopFlag:
 def threading_main() -> bool:
     import threading
     return threading.current_thread() is threading.main_thread()
-
-# %% ../nbs/05a_run.ipynb #134faec7
-def report_status(code:int) -> int:
-    "A worker's exit status: under `dflash_nb_train`'s torchrun a stop's status goes to the launcher's file and the worker exits 0; otherwise the status itself."
-    f = os.environ.get('DFLASH_NB_STATUS')
-    if not code or not f or 'WORLD_SIZE' not in os.environ: return code
-    try: tmp = Path(f'{f}.{os.getpid()}'); tmp.write_text(str(code)); os.replace(tmp, f)
-    except OSError: return code
-    return 0
-
-def read_status(path) -> int|None:
-    "The status a worker left in `path`, or None."
-    try: return int(Path(path).read_text())
-    except (OSError, ValueError): return None
 
 # %% ../nbs/05a_run.ipynb #2d185635
 def _libc():

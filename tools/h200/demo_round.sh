@@ -60,7 +60,7 @@ if [[ " $PHASES " == *" regen "* ]]; then
   log "regen rc=$?"; tail -1 $P/regen.log >> $P/pipeline.log
 fi
 if [[ " $PHASES " == *" screen_loss "* ]]; then
-  data=$(python3 -c "from dflash_nb.train import TrainConfig; print(TrainConfig().data)")
+  data=$(python3 -c "from dflash_nb.options import TrainConfig; print(TrainConfig().data)")
   [ -f $P/regen/chitchat_train_greedy_c.jsonl.gz ] && data="$data,$P/regen/chitchat_train_greedy_c.jsonl.gz"
   log "screen_loss: data $data"
   for v in decay_s0 decay_s1 dpace_s0 dpace_s1; do
@@ -79,9 +79,9 @@ if [[ " $PHASES " == *" ab "* ]]; then
   if [ $rc = 0 ] && [ -n "$ratio" ] && python3 -c "import sys; sys.exit(0 if $ratio >= 1 / 0.95 else 1)"; then AHEAD=1; else AHEAD=""; fi
 fi
 if [[ " $PHASES " == *" seeds "* ]]; then
-  sed -i "s/time_limit_min=8.0, eval_every=0/time_limit_min=${CLOCK:-8.75}, eval_every=0/" dflash_nb/train.py
-  [ -z "$AHEAD" ] && sed -i "s/capture_ahead: bool = _opt(True, /capture_ahead: bool = _opt(False, /" dflash_nb/train.py
-  grep -n "^DEMO_GPU\|    data: str\|capture_ahead: bool" dflash_nb/train.py | cut -c1-160 >> $P/pipeline.log
+  sed -i "s/time_limit_min=8.0, eval_every=0/time_limit_min=${CLOCK:-8.75}, eval_every=0/" dflash_nb/options.py
+  [ -z "$AHEAD" ] && sed -i "s/capture_ahead: bool = _opt(True, /capture_ahead: bool = _opt(False, /" dflash_nb/options.py
+  grep -n "^DEMO_GPU\|    data: str\|capture_ahead: bool" dflash_nb/options.py | cut -c1-160 >> $P/pipeline.log
   for s in 0 1; do
     t0=$(date +%s); $TRAIN --run-dir $HOME/seed$s --seed $s > $P/seed$s.log 2>&1
     log "seed $s rc=$? in $(( $(date +%s) - t0 )) s"
@@ -100,7 +100,7 @@ if [[ " $PHASES " == *" regen_sampled "* ]]; then
   log "regen_sampled rc=$?"; tail -1 $P/regen_sampled.log >> $P/pipeline.log
 fi
 if [[ " $PHASES " == *" screen "* ]]; then
-  base=$(python3 -c "from dflash_nb.train import TrainConfig; print(TrainConfig().data)")
+  base=$(python3 -c "from dflash_nb.options import TrainConfig; print(TrainConfig().data)")
   declare -A mix=([base]="$base" [ctx]="$base,$P/regen/chitchat_train_ctx1_greedy.jsonl.gz" [sampled]="$base,$P/regen/chitchat_train_t0.7_s0.jsonl.gz")
   for v in base ctx sampled; do
     $TRAIN --run-dir $HOME/screen_$v --data "${mix[$v]}" --time-limit-min ${CLOCK_SCREEN:-7} > $P/screen_$v.log 2>&1 &
