@@ -751,7 +751,7 @@ def measure_rates(target_path, dcfg, mix:pd.DataFrame, layer_ids, device='cuda:0
                   say=print) -> Rates:
     "Rates of the GPU at hand: a short capture benchmark and a short timed drafter step (each said before it runs), converted to the mix by FLOPs."
     from dflash_nb.targets import benchmark_capture, capture_flops_per_token
-    from dflash_nb.drafter import benchmark_drafter
+    from dflash_nb.loss import benchmark_drafter
     from dflash_nb.compile import configure_compile
     from transformers import AutoConfig
     import tempfile

@@ -416,7 +416,7 @@ def _taps(cfg:TrainConfig, n_layers:int) -> list[int]:
 # %% ../nbs/06a_options.ipynb #3703680a
 def _mask_id(cfg:TrainConfig, vocab:int, tokenizer, stop_ids=()) -> int:
     "The mask token: `--mask-token-id`, checked against the target's vocabulary, else chosen (`resolve_mask_token_id`)."
-    from dflash_nb.drafter import resolve_mask_token_id
+    from dflash_nb.mask_token import resolve_mask_token_id
     if cfg.mask_token_id >= vocab:
         raise ConfigError(f"--mask-token-id {cfg.mask_token_id}: the target's vocabulary has {vocab} rows (ids 0..{vocab - 1})")
     try: return resolve_mask_token_id(vocab, tokenizer, None if cfg.mask_token_id < 0 else cfg.mask_token_id, stop_ids=stop_ids)
@@ -449,7 +449,7 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
     folder, tcfg = _causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
-    from dflash_nb.drafter import stop_token_ids
+    from dflash_nb.mask_token import stop_token_ids
     stops = stop_token_ids(None, tc, tcfg, _generation_config(folder))      # an explicit mask id may be none of these
     return files, tcfg, tok, _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok, stops)
 

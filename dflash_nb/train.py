@@ -353,7 +353,7 @@ Trainer.collate = _collate_mb
 # %% ../nbs/06_train.ipynb #90be43d7
 def _micro_batch(self:Trainer, epoch:int, i:int) -> dict:
     "Collated micro-batch `i` of `epoch` plus its anchors (seeded by `(seed, epoch, i)`)."
-    from dflash_nb.drafter import sample_anchors
+    from dflash_nb.loss import sample_anchors
     b = self.collate(epoch, i)
     g = torch.Generator().manual_seed(_seed_for(self.cfg.seed, epoch, i))
     b['anchors'], b['keep'] = pad_anchor_slots(*sample_anchors(b['loss_mask'], self.cfg.num_anchors, g), self.cfg.block_size)
@@ -364,7 +364,8 @@ Trainer.micro_batch = _micro_batch
 # %% ../nbs/06_train.ipynb #3f6f7fc0
 def _make_drafter_config(self:Trainer):
     "The drafter's config (layer types as `--sliding-layers` says): taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
-    from dflash_nb.drafter import DFlashConfig, MaskTokenError
+    from dflash_nb.drafter import DFlashConfig
+    from dflash_nb.mask_token import MaskTokenError
     c = self.cfg
     try: self.dcfg = DFlashConfig.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
                                               tokenizer=self.tokenizer, generation_config=_generation_config(self.target_path),
@@ -601,7 +602,7 @@ Trainer.target_step = _target_step
 # %% ../nbs/06_train.ipynb #076b2b07
 def _step_inputs(self:Trainer, epoch:int, k:int):
     "This rank's micro-batches of step `k` moved to its device, their targets, and the loss denominator summed over drafter ranks."
-    from dflash_nb.drafter import prepare_targets, train_step_flops
+    from dflash_nb.loss import prepare_targets, train_step_flops
     c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
     idxs = drafter_batches(k, self.role.drafter_idx, D, c.grad_accum)
     mbs = [self.ahead.pop((epoch, i), None) or self.micro_batch(epoch, i) for i in idxs]   # made ahead, else now
@@ -626,7 +627,7 @@ def _step_lr(self:Trainer, step:int) -> float:
 # %% ../nbs/06_train.ipynb #bc7c4365
 def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
     "Forward and backward over the step's micro-batches (DDP syncs on the last one); `(sums, FLOPs)`."
-    from dflash_nb.drafter import dflash_forward_loss
+    from dflash_nb.loss import dflash_forward_loss
     import contextlib
     c, D, bs = self.cfg, self.layout_D, self.dcfg.block_size
     acc = torch.zeros(4 + 2 * bs, dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count
@@ -648,7 +649,7 @@ def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
 # %% ../nbs/06_train.ipynb #1ecaf5e1
 def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:float, gnorm:float, dt:float, wait0:float, cap0:float) -> dict:
     "The step's metrics from the reduced sums `acc`; a non-finite loss or gradient norm stops the run naming the step and its samples."
-    from dflash_nb.drafter import slot_accuracy, expected_acceptance_length
+    from dflash_nb.loss import slot_accuracy, expected_acceptance_length
     c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
     loss = float(acc[0] / acc[1].clamp(min=1))
     if not math.isfinite(loss) or not math.isfinite(gnorm):
