@@ -175,7 +175,10 @@ RELEASED = {  # name: (model_type, chat template, config fields, layer pattern)
     'olmo3': ('olmo3', 'qwen3', dict(sliding_window=8, rope_parameters=dict(rope_type='default', rope_theta=5e5)), 'olmo3'),
     'ministral3': ('ministral3', 'qwen3', dict(rope_parameters={**_YARN(16.0, 1e9, 128), 'llama_4_scaling_beta': 0.1}), None),
     'kimi_k2': ('kimi_k2', 'qwen3', {**_DSV3_MLA, 'head_dim': None, 'n_group': 1, 'topk_group': 1, 'routed_scaling_factor': 2.827,
-                                     'scoring_func': 'sigmoid', 'topk_method': 'noaux_tc', 'rope_parameters': _YARN(32.0, 5e4, 128)}, None),
+                                     'scoring_func': 'sigmoid', 'topk_method': 'noaux_tc', 'rope_parameters': _YARN(32.0, 5e4, 128),
+                                     '_json': {'architectures': ['DeepseekV3ForCausalLM'], 'auto_map': {   # written over config.json as published
+                                         'AutoConfig': 'configuration_deepseek.DeepseekV3Config', 'AutoModel': 'modeling_deepseek.DeepseekV3Model',
+                                         'AutoModelForCausalLM': 'modeling_deepseek.DeepseekV3ForCausalLM'}}}, None),
     'phi4_mini': ('phi3', 'qwen3', dict(partial_rotary_factor=0.75, tie_word_embeddings=True, original_max_position_embeddings=4096,
                                         rope_parameters=dict(rope_type='longrope', rope_theta=1e4, short_factor=[1.0, 1.0, 1.05, 1.1, 1.3, 1.6],
                                                              long_factor=[1.0, 1.2, 2.0, 5.0, 15.0, 40.0]),
