@@ -172,7 +172,8 @@ RELEASED = {  # name: (model_type, chat template, config fields, layer pattern)
     'minimax_m2': ('minimax_m2', 'qwen3', dict(rotary_dim=8, rope_theta=5e6, use_qk_norm=True, qk_norm_type='per_layer', scoring_func='sigmoid',
                                                use_routing_bias=True, num_local_experts=4, num_experts_per_tok=2, use_mtp=True,
                                                num_mtp_modules=3, mtp_transformer_layers=1), None),
-    'olmo3': ('olmo3', 'qwen3', dict(sliding_window=8, rope_parameters=dict(rope_type='default', rope_theta=5e5)), 'olmo3'),
+    'olmo3': ('olmo3', 'qwen3', dict(sliding_window=8, rope_parameters={t: dict(rope_type='default', rope_theta=5e5)
+                                                                       for t in ('sliding_attention', 'full_attention')}), 'olmo3'),
     'ministral3': ('ministral3', 'qwen3', dict(rope_parameters={**_YARN(16.0, 1e9, 128), 'llama_4_scaling_beta': 0.1}), None),
     'kimi_k2': ('kimi_k2', 'qwen3', {**_DSV3_MLA, 'head_dim': None, 'n_group': 1, 'topk_group': 1, 'routed_scaling_factor': 2.827,
                                      'scoring_func': 'sigmoid', 'topk_method': 'noaux_tc', 'rope_parameters': _YARN(32.0, 5e4, 128),
