@@ -42,12 +42,21 @@ def _parse_device(tok:str, spec:str, n_cuda:int) -> str:
     return tok
 
 # %% ../nbs/05_layout.ipynb #0b350cf2
+def _parse_entry(tok:str, spec:str, n_cuda:int) -> str:
+    "One entry of a device list: a device, or a group of GPUs holding one target ('0+1' -> 'cuda:0+cuda:1')."
+    if '+' not in tok: return _parse_device(tok, spec, n_cuda)
+    devs = [_parse_device(t.strip(), spec, n_cuda) for t in tok.split('+')]
+    if 'cpu' in devs and len(set(devs)) > 1: raise ConfigError(f"group {tok!r} in {spec!r} mixes cpu and GPUs: a group is GPUs (or cpu alone, for tests)")
+    dup = sorted({d for d in devs if d != 'cpu' and devs.count(d) > 1})
+    if dup: raise ConfigError(f"group {tok!r} in {spec!r} names {dup[0]} twice")
+    return '+'.join(devs)
+
 def parse_devices(spec:str, n_cuda:int=None) -> list[str]:
-    "Parse a device list like '0,1', 'cuda:2', 'cpu,cpu' or 'auto' into torch device strings."
+    "Parse a device list like '0,1', 'cuda:2', 'cpu,cpu', '0+1,2+3' (two groups of two GPUs) or 'auto' into torch device strings."
     n_cuda = torch.cuda.device_count() if n_cuda is None else n_cuda
     spec = str(spec).strip()
     if spec in ('', 'auto'): return [f'cuda:{i}' for i in range(n_cuda)] or ['cpu']
-    return [_parse_device(t.strip(), spec, n_cuda) for t in spec.split(',')]
+    return [_parse_entry(t.strip(), spec, n_cuda) for t in spec.split(',')]
 
 # %% ../nbs/05_layout.ipynb #b4905f7d
 @dataclass
@@ -58,6 +67,10 @@ class Role:
     drafter_idx: int = None  # index among drafter ranks (None: holds no drafter)
     n_targets: int = 1; n_drafters: int = 1
     node: int = 0; local_rank: int = 0  # the node that runs it (torchrun's GROUP_RANK) and its LOCAL_RANK there
+    devices: list = None  # a target group's devices (its target spread over them; the rank runs on the first, `device`); None: [device]
+    def __post_init__(self):
+        if self.devices is None: self.devices = self.device.split('+')
+        self.device = self.devices[0]
     @property
     def is_target(self): return self.target_idx is not None
     @property
@@ -76,7 +89,7 @@ class Layout:
         roles, ti, di, dis = [], 0, 0, self.kind == 'disaggregated'
         for n, (t, d) in enumerate(self.nodes):      # node-major ranks; on a node its targets first, then its drafters
             for l, (dev, what) in enumerate([(x, 't') for x in t] + ([(x, 'd') for x in d] if dis else [])):
-                r = Role(len(roles), 0, dev, node=n, local_rank=l)
+                r = Role(len(roles), 0, dev, node=n, local_rank=l, devices=dev.split('+') if what == 't' else None)
                 if not dis: r.target_idx = r.drafter_idx = ti; ti += 1; di += 1
                 elif what == 't': r.target_idx = ti; ti += 1
                 else: r.drafter_idx = di; di += 1
@@ -107,7 +120,7 @@ class Layout:
         r = self.role(rank)
         what = f'target {r.target_idx}' if not r.is_drafter else f'drafter {r.drafter_idx}' if not r.is_target else \
                f'target + drafter {r.drafter_idx}' if self.kind == 'colocated' else 'target + drafter'
-        return f"rank {rank} ({what}, {r.device})"
+        return f"rank {rank} ({what}, {'+'.join(r.devices) if r.is_target else r.device})"
 
 # %% ../nbs/05_layout.ipynb #3b1a50cf
 def _node_specs(spec, nnodes:int, name:str) -> list[str]:
@@ -120,13 +133,16 @@ def _node_specs(spec, nnodes:int, name:str) -> list[str]:
 
 # %% ../nbs/05_layout.ipynb #4880a914
 def _node_layout(t, d, where=''):
+    members = lambda lst: [x for e in lst for x in e.split('+')]
+    if any('+' in x for x in d) and t != d:
+        raise ConfigError(f"drafter_devices{where}: {next(x for x in d if '+' in x)} is a group: a drafter runs on one GPU (groups are for targets)")
     for name, lst in (('target_devices', t), ('drafter_devices', d)):
-        dup = sorted({x for x in lst if x != 'cpu' and lst.count(x) > 1})
-        if dup: raise ConfigError(f"{name}{where}: {dup} listed twice (one process per GPU)")
+        dup = sorted({x for x in members(lst) if x != 'cpu' and members(lst).count(x) > 1})
+        if dup: raise ConfigError(f"{name}{where}: {dup} listed twice (one process per GPU); a GPU of a target group belongs to that group alone")
     if t == d: return 'colocated'
-    both = sorted(set(t) & set(d) - {'cpu'})
+    both = sorted(set(members(t)) & set(d) - {'cpu'})
     if both: raise ConfigError(f"target_devices {','.join(t)} and drafter_devices {','.join(d)}{where} overlap on {both}: "
-                               "in a disaggregated layout each GPU is either a target or a drafter "
+                               "in a disaggregated layout each GPU is either a target or a drafter, a GPU of a target group too "
                                "(give equal lists for the colocated layout)")
     return 'disaggregated'
 
@@ -607,10 +623,12 @@ def mix_flops(mix:pd.DataFrame, target_config, layer_ids, dcfg) -> pd.DataFrame:
                              hidden_bytes=C * dcfg.num_taps * _dims(target_config)[1] * 2))
 
 # %% ../nbs/05_layout.ipynb #7f731f79
-def memory_gb(mix:pd.DataFrame, target_config, dcfg, ddp:bool=True, inflight:int=2, chunk_blocks:int=128) -> dict:
-    "Modelled peak GB of a target GPU, a drafter GPU and a colocated GPU on the mix's largest micro-batches."
+def memory_gb(mix:pd.DataFrame, target_config, dcfg, ddp:bool=True, inflight:int=2, chunk_blocks:int=128,
+              target_gpus:int=1, # GPUs per target group: its weights split over them (the tap buffer and sends on the first)
+             ) -> dict:
+    "Modelled peak GB of a target GPU (the first of its group), a drafter GPU and a colocated GPU on the mix's largest micro-batches."
     c, H, I, dq, dkv = _dims(target_config)
-    P, Pd = target_params(target_config), drafter_params(dcfg)
+    P, Pd = target_params(target_config) / max(1, int(target_gpus)), drafter_params(dcfg)
     C = (mix.rows * mix.seq_len).max()
     payload = C * dcfg.num_taps * H * 2
     capture = C * 2 * (4 * H + dq + 2 * dkv + 3 * I) + payload                 # one layer's transient + the tap buffer
@@ -671,15 +689,16 @@ def _simulate(tc, td, nbytes, layout, grad_accum:int, t_ar:float, inflight:int, 
                 cross_bytes=float(cross.max()))
 
 # %% ../nbs/05_layout.ipynb #36f140ea
-def split_layout(n_targets:int, n_drafters:int, nnodes:int=1) -> Layout:
-    "The layout a T:D split of `nnodes` equal nodes runs (`n_drafters=0`: colocated on every GPU): the same split on every node when T and D divide evenly, else targets on the first GPUs."
-    G = n_targets + n_drafters; P = G // nnodes
+def split_layout(n_targets:int, n_drafters:int, nnodes:int=1, target_gpus:int=1) -> Layout:
+    "The layout a T:D split of `nnodes` equal nodes runs (`n_drafters=0`: colocated on every target group): the same split on every node when T and D divide evenly, else targets on the first GPUs; `target_gpus` GPUs per target group."
+    g = max(1, int(target_gpus)); G = n_targets * g + n_drafters; P = G // nnodes
     if G % nnodes: raise ConfigError(f"{G} GPUs do not split evenly over {nnodes} nodes")
     gpus = [f'cuda:{i}' for i in range(P)]
-    if n_drafters == 0: return Layout('single' if G == 1 else 'colocated', gpus * nnodes, gpus * nnodes, [(gpus, gpus)] * nnodes)
+    grp = lambda lst: ['+'.join(lst[i:i + g]) for i in range(0, len(lst) - g + 1, g)]
+    if n_drafters == 0: t = grp(gpus); return Layout('single' if len(t) * nnodes == 1 else 'colocated', t * nnodes, t * nnodes, [(t, t)] * nnodes)
     if n_targets % nnodes == 0 and n_drafters % nnodes == 0:
-        t = n_targets // nnodes; nodes = [(gpus[:t], gpus[t:])] * nnodes
-    else: nodes = [([g for j, g in enumerate(gpus) if n * P + j < n_targets], [g for j, g in enumerate(gpus) if n * P + j >= n_targets])
+        t = n_targets // nnodes * g; nodes = [(grp(gpus[:t]), gpus[t:])] * nnodes
+    else: nodes = [(grp([x for j, x in enumerate(gpus) if n * P + j < n_targets * g]), [x for j, x in enumerate(gpus) if n * P + j >= n_targets * g])
                    for n in range(nnodes)]
     return Layout('disaggregated', [x for t, _ in nodes for x in t], [x for _, d in nodes for x in d], nodes)
 
@@ -709,13 +728,14 @@ def _allreduce_s(lay, drafter, rates:Rates) -> float:
     return 2 * (D - 1) / D * grad_bytes / ((rates.link_gb_s if len(dnodes) == 1 else rates.inter_gb_s) * 1e9) if D > 1 else 0.
 
 # %% ../nbs/05_layout.ipynb #96d2c166
-def _plan_row(rates:Rates, gpus:int, nnodes:int, T:int, f, tc, td, mix, target, drafter, grad_accum:int, inflight:int, gpu_mem_gb:float) -> dict:
+def _plan_row(rates:Rates, gpus:int, nnodes:int, T:int, f, tc, td, mix, target, drafter, grad_accum:int, inflight:int, gpu_mem_gb:float,
+             g:int=1) -> dict:
     "The plan's row for the split `T:gpus-T` (`T=0`: colocated on every GPU)."
-    lay = split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes)
+    lay = split_layout(T, gpus - T * g, nnodes, g) if T else split_layout(gpus // g, 0, nnodes, g)
     D = len(lay.drafter_ranks); Tn = len(lay.target_ranks)
     t_ar = _allreduce_s(lay, drafter, rates)
     s = _simulate(tc, td, f.hidden_bytes.values, lay, grad_accum, t_ar, inflight, rates.link_gb_s, rates.inter_gb_s)
-    mem = memory_gb(mix, target, drafter, ddp=D > 1, inflight=inflight)
+    mem = memory_gb(mix, target, drafter, ddp=D > 1, inflight=inflight, target_gpus=g)
     need = [mem['colocated']] if not T else [mem['target'], mem['drafter']]
     sec, tok = s['seconds'], float(f.tokens.values[:s['n']].sum())
     busy = dict(zip(['target capture', 'drafter step', 'transport'],
@@ -724,7 +744,8 @@ def _plan_row(rates:Rates, gpus:int, nnodes:int, T:int, f, tc, td, mix, target, 
     if not T: busy = {('drafter step' if s['drafter_s'] >= s['capture_s'] else 'target capture'): (s['capture_s'] + s['drafter_s']) / D / sec,
                       'transport': busy['transport']}
     fits = max(need) <= gpu_mem_gb
-    return dict(layout=f'{T}:{gpus - T}' if T else 'colocated', targets=Tn if T else gpus, drafters=D,
+    name = (f'{T}x{g}:{gpus - T * g}' if g > 1 else f'{T}:{gpus - T}') if T else 'colocated'
+    return dict(layout=name, targets=Tn, drafters=D,
                 tok_s=tok / sec if fits else 0., step_s=s['step_s'],
                 target_busy=s['capture_s'] / Tn / sec if T else None, drafter_busy=s['drafter_s'] / D / sec,
                 cross_node_gb_s=s['cross_bytes'] / sec / 1e9,
@@ -734,14 +755,17 @@ def _plan_row(rates:Rates, gpus:int, nnodes:int, T:int, f, tc, td, mix, target, 
 # %% ../nbs/05_layout.ipynb #69e68c0a
 def plan_layout(rates:Rates, gpus:int=8, nnodes:int=1, target=None, drafter=None, layer_ids=None, mix:pd.DataFrame=None,
                 measured_on:tuple=None, # (target config, drafter config, layer ids) the rates were measured with; default: these
-                grad_accum:int=1, inflight:int=2, gpu_mem_gb:float=141.0, splits=None) -> pd.DataFrame:
+                grad_accum:int=1, inflight:int=2, gpu_mem_gb:float=141.0, splits=None,
+                target_gpus:int=1, # GPUs per target group (a target larger than one GPU); splits count groups: 'TxG:D'
+               ) -> pd.DataFrame:
     "Predicted trained tokens/s, busy shares, memory per GPU and bottleneck of every T:D split of `gpus` GPUs and of colocated."
     from dflash_nb.buckets import load_reference_lengths
     target, drafter, layer_ids = _fill_shapes(target, drafter, layer_ids)
     if mix is None: mix = length_mix(np.minimum(load_reference_lengths()[:3000], 3072), [770, 1216, 1728, 2432, 3073], 8192)
     f, tc, td = _mix_seconds(rates, mix, target, drafter, layer_ids, measured_on)
-    rows = [_plan_row(rates, gpus, nnodes, T, f, tc, td, mix, target, drafter, grad_accum, inflight, gpu_mem_gb)
-            for T in ([0] + list(range(1, gpus)) if splits is None else splits)]
+    g = max(1, int(target_gpus))
+    rows = [_plan_row(rates, gpus, nnodes, T, f, tc, td, mix, target, drafter, grad_accum, inflight, gpu_mem_gb, g)
+            for T in ([0] + list(range(1, (gpus - 1) // g + 1)) if splits is None else splits)]
     df = pd.DataFrame(rows)
     df.attrs['recommended'] = df.layout[df.tok_s.idxmax()] if (df.tok_s > 0).any() else None
     return df

@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['TARGET_ATTN', 'HYBRID_KERNELS', 'SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'QWEN3_8B_SHAPE', 'HYBRID_BENCH_SHAPES',
-           'TargetError', 'make_tiny_target', 'build_target_layer_ids', 'Target', 'resolve_target_attn',
+           'make_tiny_target', 'build_target_layer_ids', 'Target', 'resolve_target_attn', 'group_device_map',
            'linear_attention_layers', 'hybrid_notice', 'load_targets', 'load_target', 'load_embed_and_head',
            'load_tokenizer', 'demo_target', 'capture_flops_per_token', 'make_random_target', 'benchmark_capture',
            'capture_rate', 'benchmark_hybrid_capture']
@@ -26,10 +26,8 @@ from transformers.models.auto import modeling_auto as _ma
 _IMAGE_TEXT_MAPPING = getattr(_ma, 'MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING', {})  # multimodal wrappers (e.g. Kimi-K2.5's): refused by name
 from safetensors import safe_open
 from .data import make_tokenizer
-
-# %% ../nbs/02_targets.ipynb #8b48d0d9
-class TargetError(ValueError):
-    "A target folder, device, layer choice or tokenizer that cannot work; the message names what is wrong."
+from .archs import (TargetError, RELEASED, RELEASED_PATTERNS, exact_verify, layer_values, unembedded_tokens, unembedded_note,
+                    sparse_indexers,                     register_aliases)
 
 # %% ../nbs/02_targets.ipynb #844b7f15
 @contextlib.contextmanager
@@ -76,6 +74,7 @@ _LAYER_PATTERNS = {  # layer_types of an n-layer model
     'gemma': lambda n: ['full_attention' if i % 6 == 5 else 'sliding_attention' for i in range(n)],     # Gemma 3: 5 sliding, 1 full
     'alternate': lambda n: ['sliding_attention' if i % 2 == 0 else 'full_attention' for i in range(n)], # gpt-oss
 }
+_ARCH.update(RELEASED); _LAYER_PATTERNS.update(RELEASED_PATTERNS)   # the published configs of 02a_archs
 
 # %% ../nbs/02_targets.ipynb #fed2172e
 def _config_for(model_type:str, **kw):
@@ -98,7 +97,8 @@ def _arch_config(arch:str, vocab:int, num_layers:int, hidden_size:int, intermedi
               num_attention_heads=num_heads, num_key_value_heads=num_kv_heads, head_dim=head_dim,
               max_position_embeddings=max_position_embeddings, tie_word_embeddings=tie_word_embeddings,
               eos_token_id=eos_token_id, pad_token_id=pad_token_id, bos_token_id=None)
-    kw.update(extra); kw.update(overrides or {})
+    kw.update(extra); kw.update(overrides or {}); kw.pop('_json', None)
+    kw = {k: (vocab if isinstance(v, str) and v == '$vocab' else v) for k, v in kw.items()}   # a table as large as the vocabulary
     if pattern: kw['layer_types'] = _LAYER_PATTERNS[pattern](num_layers)
     if 'kv_lora_rank' in extra: kw['num_key_value_heads'] = num_heads   # latent attention: one kv head per head, as DeepSeek's
     return _config_for(model_type, **{k: v for k, v in kw.items() if v is not None or k in ('bos_token_id', 'pad_token_id', 'eos_token_id')})
@@ -113,6 +113,21 @@ def _wrap_vl(text_cfg, tie_word_embeddings:bool):
                   num_position_embeddings=16)
     return cls(transformers.Qwen3_5Config(text_config=text_cfg.to_dict(), vision_config=vision, tie_word_embeddings=tie_word_embeddings))
 
+# %% ../nbs/02_targets.ipynb #21dbc990
+def _add_unembedded(tok, tokens, path):
+    "`tok` with special `tokens` added after its last id, saved to `path` (a tokenizer larger than the embedding)."
+    from tokenizers import AddedToken
+    tok.add_tokens([AddedToken(t, special=True, normalized=False) for t in tokens], special_tokens=True)
+    with _quiet_hf(): tok.save_pretrained(path)
+    return tok
+
+# %% ../nbs/02_targets.ipynb #638cc828
+def _as_published(path, fields:dict|None):
+    "Write `fields` (e.g. the published `architectures` and `auto_map`) over the saved `config.json`."
+    if not fields: return
+    f = Path(path)/'config.json'; d = json.loads(f.read_text()); d.update(fields)
+    f.write_text(json.dumps(d, indent=2) + '\n')
+
 # %% ../nbs/02_targets.ipynb #9cf3c095
 def make_tiny_target(path, # folder to write (created)
                      arch:str='qwen3', # a key of `_ARCH`: 'qwen3', 'llama', 'llama3', 'qwen3_moe', 'qwen3_next', 'qwen3_5', 'gemma3', 'gpt_oss', ...
@@ -122,20 +137,24 @@ def make_tiny_target(path, # folder to write (created)
                      tie_word_embeddings:bool=False, seed:int=0, dtype=torch.float32,
                      max_shard_size=None, # e.g. '100KB' to write a sharded checkpoint with an index
                      vocab_size:int=None, # embedding rows; default: the tokenizer's size + 1, rounded up to 64 (free rows)
+                     config:dict|None=None, # config fields over the architecture's own
+                     unembedded=(), # special tokens added to the tokenizer past the embedding (default rows: exactly the tokenizer's), as Gemma 3 1B's
                     ):
     "Write a small random causal LM of architecture `arch` plus a real tokenizer with a chat template to `path`; return the path."
     if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
     tok = make_tokenizer(template or _ARCH[arch][1], save_dir=path)
-    vocab = 64 * math.ceil((len(tok) + 1) / 64) if vocab_size is None else int(vocab_size)
-    if vocab < len(tok): raise ValueError(f"vocab_size={vocab} is smaller than the tokenizer ({len(tok)} tokens)")
+    vocab = (len(tok) if unembedded else 64 * math.ceil((len(tok) + 1) / 64)) if vocab_size is None else int(vocab_size)
+    if unembedded: tok = _add_unembedded(tok, unembedded, path)
+    if vocab < len(tok) - len(unembedded): raise ValueError(f"vocab_size={vocab} is smaller than the tokenizer ({len(tok)} tokens)")
     cfg = _arch_config(arch, vocab, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
-                       tie_word_embeddings, 4096, tok.eos_token_id, tok.pad_token_id)
+                       tie_word_embeddings, 4096, tok.eos_token_id, tok.pad_token_id, overrides=config)
     torch.manual_seed(seed)
     model = (_wrap_vl(cfg, tie_word_embeddings) if arch == 'qwen3_5_vl' else AutoModelForCausalLM.from_config(cfg)).to(dtype)
     with torch.no_grad():  # a random model with a little more structure than init: scale up the embeddings
         model.get_input_embeddings().weight.normal_(0, 1.0)
     with _quiet_hf(): model.save_pretrained(path, **({} if max_shard_size is None else dict(max_shard_size=max_shard_size)))
+    _as_published(path, _ARCH[arch][2].get('_json'))
     return path
 
 # %% ../nbs/02_targets.ipynb #9dffc3d1
@@ -409,13 +428,77 @@ def _from_pretrained(p, device, dtype, attn:str='sdpa'):
     with _quiet_hf():
         return AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation=attn, device_map=str(device))
 
+# %% ../nbs/02_targets.ipynb #1a802807
+def _group_of(entry) -> list:
+    "One `load_targets` device entry as its list of devices: a device, or a group ('cuda:0+cuda:1', or a list)."
+    parts = entry.split('+') if isinstance(entry, str) and '+' in entry else list(entry) if isinstance(entry, (list, tuple)) else [entry]
+    devs = [_check_device(d) for d in parts]
+    if len({d.type for d in devs}) > 1: raise TargetError(f"target group {entry!r} mixes {' and '.join(sorted({d.type for d in devs}))} devices")
+    dup = next((d for d in devs if d.type != 'cpu' and devs.count(d) > 1), None)
+    if dup is not None: raise TargetError(f"target group {entry!r} names {dup} twice")
+    return devs
+
+# %% ../nbs/02_targets.ipynb #7cb6dffb
+def _check_groups(groups:list):
+    "A GPU may hold several single-device copies, but a GPU in a group belongs to that group alone."
+    owner = {}
+    for g in groups:
+        for d in g:
+            if d.type == 'cpu': continue
+            if d in owner and (len(g) > 1 or len(owner[d]) > 1):
+                raise TargetError(f"{d} is in two target entries ({'+'.join(map(str, owner[d]))} and {'+'.join(map(str, g))}): "
+                                  f"a GPU of a group holds that group's layers only")
+            owner[d] = g
+
+# %% ../nbs/02_targets.ipynb #d2a61513
+def _module_name(model, module) -> str:
+    return next(n for n, m in model.named_modules() if m is module)
+
+def _layer_devices(layers, devices) -> list:
+    "The device of each layer: contiguous runs of about equal parameter bytes, in order."
+    b = [_param_bytes(l) for l in layers]; total, cum, out = sum(b) or 1, 0, []
+    for x in b: out.append(devices[min(len(devices) - 1, int((cum + x / 2) / total * len(devices)))]); cum += x
+    return out
+
+# %% ../nbs/02_targets.ipynb #1fdf6c61
+def group_device_map(model, devices) -> dict:
+    "Module name -> device string spreading `model` (e.g. built on the meta device) over `devices`, for `from_pretrained(device_map=)`."
+    dec, devices = _decoder_of(model), [str(d) for d in devices]
+    dname, head = _module_name(model, dec), model.get_output_embeddings()
+    tied = head is not None and head.weight is model.get_input_embeddings().weight
+    dmap = {f'{dname}.layers.{i}': d for i, d in enumerate(_layer_devices(dec.layers, devices))}
+    for n, m in dec.named_children():
+        if n != 'layers': dmap[f'{dname}.{n}'] = devices[-1] if n == 'norm' else devices[0]
+    path = dname.split('.')
+    for depth in range(len(path)):                   # the modules beside the decoder, at each level above it
+        parent = model.get_submodule('.'.join(path[:depth])) if depth else model
+        for n, m in parent.named_children():
+            full = '.'.join(path[:depth] + [n])
+            if full in ('.'.join(path[:depth + 1]),) or any(k.startswith(full + '.') or k == full for k in dmap): continue
+            dmap[full] = devices[-1] if (m is head and not tied) else devices[0]
+    return dmap
+
+# %% ../nbs/02_targets.ipynb #3efae0fb
+def _load_group(p:Path, devs:list, dtype, attn:str):
+    "The target loaded over the devices `devs` with a device map (`from_pretrained(device_map=...)`)."
+    cfg = AutoConfig.from_pretrained(p)
+    with torch.device('meta'): meta = AutoModelForCausalLM.from_config(cfg, attn_implementation=attn)
+    dmap = group_device_map(meta, devs); del meta
+    with _quiet_hf(): return AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation=attn, device_map=dmap)
+
 # %% ../nbs/02_targets.ipynb #77cc7e89
 def _load_copies(p:Path, devs:list, dtype, clone, attn:str='sdpa') -> tuple[list, list]:
     "One model per device, each loaded or cloned from an earlier copy, with a report line; (models, [(seconds, bytes)])."
     models, info = [], []
     for i, dev in enumerate(tqdm(devs, desc='targets', unit='model', leave=False)):
         t0 = time.perf_counter()
-        src = next((m for m in reversed(models) if clone is True or (clone == 'auto' and dev.type != 'cpu' and m.device.type == dev.type)), None)
+        if isinstance(dev, list) and len(dev) > 1:                   # a group: loaded with a device map, never cloned
+            m = _load_group(p, dev, dtype, attn); [_sync(d) for d in dev]; dt = time.perf_counter() - t0
+            mem = sum(torch.cuda.memory_allocated(d) for d in dev if d.type == 'cuda') or _param_bytes(m)
+            tqdm.write(f"Target {i} on {'+'.join(map(str, dev))}... Loaded in {dt:.1f}s, mem={mem / 1e9:.1f} GB")
+            models.append(m); info.append((dt, mem)); continue
+        dev = dev[0] if isinstance(dev, list) else dev
+        src = next((m for m in reversed(models) if clone is True or (clone == 'auto' and dev.type != 'cpu' and not isinstance(m.device, list) and m.device.type == dev.type and getattr(m, 'hf_device_map', {'': 0}).keys() == {''})), None)
         m = _clone_model(src, dev) if src is not None else _from_pretrained(p, dev, dtype, attn)
         _sync(dev)
         dt = time.perf_counter() - t0
@@ -451,23 +534,25 @@ def hybrid_notice(config, devices, kernels:bool|None=None, # whether flash-linea
 
 # %% ../nbs/02_targets.ipynb #90cc0e0e
 def load_targets(path, # local folder of a HF causal LM (safetensors)
-                 devices, # e.g. ['cuda:0', 'cuda:1'] or ['cpu', 'cpu']: one copy each
+                 devices, # e.g. ['cuda:0', 'cuda:1'] or ['cpu', 'cpu']: one copy each; a group ('cuda:0+cuda:1' or a list) holds one copy spread over it
                  dtype=torch.bfloat16, layer_ids=None, # explicit taps; default: the reference rule
                  num_taps:int=5, # taps for the reference rule when `layer_ids` is None
                  clone='auto', # further copies cloned device to device: 'auto' (GPUs only), True, False
                  attn_implementation:str='auto', # --target-attn: 'auto' (SDPA where the model class has it, else eager), 'sdpa', 'eager', 'flex_attention'
                 ) -> list[Target]:
-    "Load one frozen copy of the target per device, reporting time and memory per copy; `Target`s in device order."
+    "Load one frozen copy of the target per device (or group of devices), reporting time and memory per copy; `Target`s in device order."
     p, cfg = _causal_config(path)
     if isinstance(devices, (str, torch.device, int)): devices = [devices]
-    devs = [_check_device(d) for d in devices]
+    devs = [_group_of(d) for d in devices]
     if not devs: raise TargetError("no devices given")
+    _check_groups(devs)
+    devs = [g if len(g) > 1 else g[0] for g in devs]
     ids = _resolve_layer_ids(layer_ids, num_taps, cfg.get_text_config().num_hidden_layers, where=str(p))
     attn = resolve_target_attn(cfg, attn_implementation)
-    if (note := hybrid_notice(cfg, devs)): print(note, file=sys.stderr, flush=True)
+    if (note := hybrid_notice(cfg, [d for g in devs for d in (g if isinstance(g, list) else [g])])): print(note, file=sys.stderr, flush=True)
     print(f"Loading {len(devs)} target models...")
     models, info = _load_copies(p, devs, dtype, clone, attn)
-    targets = [Target(m, ids, path=p) for m in models]
+    targets = [Target(exact_verify(m), ids, path=p) for m in models]   # DSA indexers verify as they decode (02a_archs)
     for t, (dt, mem) in zip(targets, info): t.load_s, t.mem_bytes = dt, mem
     return targets
 
@@ -516,13 +601,17 @@ def load_embed_and_head(path, device='cpu', dtype=None, # default: the checkpoin
 
 # %% ../nbs/02_targets.ipynb #b6f2e9db
 def load_tokenizer(path):
-    "The tokenizer saved with the target at `path`, checked to fit the model's vocabulary."
+    "The tokenizer saved with the target at `path`, checked to fit the model's vocabulary (special tokens past it are noted, not refused)."
     p, cfg = _causal_config(path)
     try: tok = AutoTokenizer.from_pretrained(p)
     except Exception as e: raise TargetError(f"{p}: cannot load a tokenizer from the folder: {e}") from e
     V = cfg.get_text_config().vocab_size
-    if len(tok) > V: raise TargetError(f"{p}: the tokenizer has {len(tok)} tokens but the model's vocab_size is {V}: "
-                                       f"they do not belong together")
+    extra = unembedded_tokens(tok, V)
+    special = set(getattr(tok, 'all_special_tokens', [])) | {str(t) for t in getattr(tok, 'added_tokens_decoder', {}).values() if getattr(t, 'special', False)}
+    plain = {i: t for i, t in extra.items() if t not in special}
+    if plain: raise TargetError(f"{p}: the tokenizer has {len(tok)} tokens but the model's vocab_size is {V}, and ids past it are "
+                                f"ordinary tokens ({', '.join(f'{i} {t!r}' for i, t in list(plain.items())[:3])}...): they do not belong together")
+    if (note := unembedded_note(tok, V, f"{p.name}: ")): print(note, file=sys.stderr, flush=True)
     return tok
 
 # %% ../nbs/02_targets.ipynb #b8b6be7d
@@ -638,13 +727,14 @@ def demo_target(cache_dir=None, # parent folder; default $DFLASH_NB_CACHE or ~/.
 
 # %% ../nbs/02_targets.ipynb #1564bc1b
 def capture_flops_per_token(config, layer_ids, seq_len:int, naive:bool=False) -> float:
-    "Forward FLOPs per token: 2 x matmul params of the layers run + causal attention 2*S*d_q per layer (+ LM head if naive)."
+    "Forward FLOPs per token: 2 x matmul params of the layers run + causal attention 2*S*d_q per layer (+ LM head if naive); head sizes per layer."
     c = config.get_text_config()
     H, I = c.hidden_size, c.intermediate_size
-    hd = getattr(c, 'head_dim', None) or H // c.num_attention_heads
-    d_q, d_kv = c.num_attention_heads * hd, c.num_key_value_heads * hd
     n = c.num_hidden_layers if naive else max(layer_ids) + 1
-    f = n * (2 * (2 * H * d_q + 2 * H * d_kv + 3 * H * I) + 2 * seq_len * d_q)
+    hds = [hd or H // c.num_attention_heads for hd in layer_values(c, 'head_dim')][:n]
+    kvs = layer_values(c, 'num_key_value_heads', c.num_attention_heads)[:n]
+    f = sum(2 * (2 * H * c.num_attention_heads * hd + 2 * H * kv * hd + 3 * H * I) + 2 * seq_len * c.num_attention_heads * hd
+            for hd, kv in zip(hds, kvs))
     return float(f + (2 * c.vocab_size * H if naive else 0))
 
 # %% ../nbs/02_targets.ipynb #716019d8
