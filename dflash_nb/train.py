@@ -869,7 +869,7 @@ Trainer.end_streams = _end_streams
 # %% ../nbs/06_train.ipynb #607234ee
 def _heldout(self:Trainer):
     if not self.cfg.heldout: return []
-    from dflash_nb.evaluate import load_heldout_prompts
+    from dflash_nb.tau import load_heldout_prompts
     p = _resolve_data_path(self.cfg.heldout)
     if not p.exists(): _say(f"warning: --heldout {self.cfg.heldout} not found: tau is not measured"); return []
     return load_heldout_prompts(p, self.cfg.eval_prompts)
@@ -899,7 +899,7 @@ def _tau_intro(step:int, n:int, max_new:int, baseline:bool|int=0, final:bool=Fal
 
 # %% ../nbs/06_train.ipynb #743124d5
 def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final:bool=True):
-    from dflash_nb.evaluate import acceptance_length
+    from dflash_nb.tau import acceptance_length
     prompts = self.heldout() if final else self.heldout()[:8]       # periodic checks: 8 prompts, a quick trend
     if not prompts: return None
     tqdm_write(_tau_intro(step, len(prompts), self.cfg.eval_max_new_tokens, baseline, final))   # a bar follows, under the training bar
