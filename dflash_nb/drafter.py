@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_drafter.ipynb #abe256a5
 from __future__ import annotations
-import inspect, json, math, os, sys, tempfile
+import inspect, json, math, os, shlex, sys, tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -13,10 +13,11 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'DFLASH_PY', 'DFlashConfig', 'split_rope', 'target_rope',
-           'dflash_mask_mod', 'dense_dflash_mask', 'create_dflash_block_mask', 'flex_dflash_attention',
-           'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention',
-           'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache', 'serving_warnings', 'model_card']
+__all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'DFLASH_PY', 'VLLM_DRAFT_ATTENTION_BACKEND', 'DFlashConfig',
+           'split_rope', 'target_rope', 'dflash_mask_mod', 'dense_dflash_mask', 'create_dflash_block_mask',
+           'flex_dflash_attention', 'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope',
+           'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache',
+           'yarn_scale_if_mscale_dropped', 'serving_warnings', 'card_path', 'launch_argv', 'shell_line', 'model_card']
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
 from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
@@ -62,6 +63,7 @@ class DFlashConfig:
     rope_scaling: dict|None = None   # the target's RoPE type and scaling, e.g. {'rope_type': 'yarn', 'factor': 4.0, ...}; None: plain
     partial_rotary_factor: float = 1.0  # RoPE on the first head_dim * factor dims only; 1 (whole heads) unless read from an old export
     target: str|None = field(default=None, compare=False)  # where the target came from, for the export's model card (not in config.json)
+    target_model_type: str|None = field(default=None, compare=False)  # the target's model_type, for the card's warnings (not in config.json)
 
     def __post_init__(self): _check_config_layers(self); _check_config_rope(self)
 
@@ -237,6 +239,7 @@ def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_ta
     stops = stop_token_ids(None, tc, target_config, generation_config)
     kw['mask_token_id'] = resolve_mask_token_id(kw['vocab_size'], tokenizer, mask_token_id, stops, token_counts)
     kw['target'] = getattr(target_config, 'name_or_path', None) or None   # the folder it was loaded from, for the model card
+    kw['target_model_type'] = (target_config.get('model_type') if isinstance(target_config, dict) else getattr(target_config, 'model_type', None))
     kw.update(overrides)
     return cls(**kw)
 
@@ -759,6 +762,17 @@ def _atomic_write(path:Path, write):
         raise
 
 # %% ../nbs/03_drafter.ipynb #63773e43
+def _yarn_mscale(s:float, m:float=1.0) -> float: return 1.0 if s <= 1 else 0.1 * m * math.log(s) + 1.0
+
+def yarn_scale_if_mscale_dropped(rs:dict|None) -> tuple[float, float]:
+    "(cos/sin scale in training, in a YaRN that ignores `mscale`/`mscale_all_dim`) for the RoPE scaling dict `rs`."
+    if not rs or rs.get('rope_type') != 'yarn' or rs.get('attention_factor') is not None: return 1.0, 1.0
+    f, m, ma = float(rs.get('factor', 1.0)), rs.get('mscale'), rs.get('mscale_all_dim')
+    train = _yarn_mscale(f, m) / _yarn_mscale(f, ma) if m and ma else _yarn_mscale(f)   # transformers' yarn attention_factor
+    return train, _yarn_mscale(f)
+
+
+# %% ../nbs/03_drafter.ipynb #47d6b562
 def serving_warnings(cfg:DFlashConfig) -> list[str]:
     "What the serving engines read differently in this drafter config, one line each (empty: every loader reads it alike)."
     w = []
@@ -768,32 +782,71 @@ def serving_warnings(cfg:DFlashConfig) -> list[str]:
     if cfg.partial_rotary_factor != 1.0:
         w.append(f"partial_rotary_factor={cfg.partial_rotary_factor}: vLLM rotates that fraction of each head, SGLang and the "
                  f"z-lab reference the whole head, so the engines disagree; train again with this version (full-head RoPE)")
-    return w
+    return w + _warn_yarn(cfg) + _warn_gemma(cfg)
+
+
+# %% ../nbs/03_drafter.ipynb #86356fe7
+def _warn_yarn(cfg:DFlashConfig) -> list[str]:
+    train, dropped = yarn_scale_if_mscale_dropped(cfg.rope_scaling)
+    if abs(dropped / train - 1) < 1e-6: return []
+    rs = cfg.rope_scaling
+    return [f"yarn factor {rs['factor']:g} with mscale {rs['mscale']:g} / mscale_all_dim {rs['mscale_all_dim']:g}: trained with cos/sin scaled by "
+            f"{train:.3f}; a vLLM whose get_rope drops mscale/mscale_all_dim scales them by {dropped:.3f} ({dropped / train:.2f}x in q and k, unlike "
+            f"training). vLLM 0.32.0 reads both (vllm/model_executor/layers/rotary_embedding/__init__.py, get_rope 'yarn'): serve with it or newer"]
+
+def _warn_gemma(cfg:DFlashConfig) -> list[str]:
+    mt = cfg.target_model_type or ''
+    if not mt.startswith('gemma'): return []
+    return [f"{mt} target: SGLang embeds the block with the target's embedding module, which scales rows by sqrt(hidden) = "
+            f"{math.sqrt(cfg.hidden_size):.1f}, while training and vLLM use the unscaled rows (SGLang python/sglang/srt/models/dflash.py "
+            f"@003b23d7), and SGLang refuses Gemma 3 targets in DFLASH mode (issue 33 item 8): serve it with vLLM"]
+
 
 # %% ../nbs/03_drafter.ipynb #5323fa14
+VLLM_DRAFT_ATTENTION_BACKEND = 'flash_attn'   # vLLM 0.32.0 SpeculativeConfig.attention_backend (vllm/config/speculative.py): the drafter's own backend
+
+def card_path(p, default:str) -> str:
+    "How a card names a folder: a hub id or relative path as it is, an absolute path of this machine as `./<its last part>`."
+    if not p: return default
+    p = str(p)
+    return f'./{Path(p).name}' if os.path.isabs(p) or p.startswith('~') else p
+
+def launch_argv(cfg:DFlashConfig, target:str, export:str) -> dict:
+    "Each engine's launch line for the drafter `cfg`: engine -> (environment dict, argv list). The card's commands come from here only."
+    B = cfg.block_size
+    spec = {'method': 'dflash', 'model': export, 'num_speculative_tokens': B - 1, 'attention_backend': VLLM_DRAFT_ATTENTION_BACKEND}
+    env = {'VLLM_USE_V2_MODEL_RUNNER': '1'} if set(cfg.layer_types) == set(LAYER_TYPES) else {}
+    return {'vllm': (env, ['vllm', 'serve', target, '--speculative-config', json.dumps(spec)]),
+            'sglang': ({}, ['python', '-m', 'sglang.launch_server', '--model-path', target, '--speculative-algorithm', 'DFLASH',
+                            '--speculative-draft-model-path', export, '--speculative-num-draft-tokens', str(B), '--trust-remote-code'])}
+
+def shell_line(env:dict, argv:list) -> str:
+    "One shell line, every word quoted (`shlex`): pasting it runs exactly `argv`, whatever the folder names hold."
+    return ' '.join([f'{k}={shlex.quote(v)}' for k, v in env.items()] + [shlex.join(argv)])
+
+
+# %% ../nbs/03_drafter.ipynb #c43efe6e
 def model_card(cfg:DFlashConfig, folder) -> str:
     "README.md of an export in `folder`: what the drafter is, vLLM and SGLang launch lines, loading it in Python, and its warnings."
-    tgt, d, B = cfg.target or 'TARGET_MODEL', str(folder), cfg.block_size
-    env = 'VLLM_USE_V2_MODEL_RUNNER=1 ' if set(cfg.layer_types) == set(LAYER_TYPES) else ''
-    spec = json.dumps({'method': 'dflash', 'model': d, 'num_speculative_tokens': B - 1})
+    tgt, d, B = card_path(cfg.target, 'TARGET_MODEL'), card_path(Path(folder).absolute(), './export'), cfg.block_size
     rope = cfg.rope_scaling['rope_type'] if cfg.rope_scaling else 'default'
-    lines = [f"---\ntags: [dflash, speculative-decoding, draft-model]\nbase_model: {tgt}\n---\n",
+    cmd = {e: shell_line(*a) for e, a in launch_argv(cfg, tgt, d).items()}
+    lines = [f"---\ntags: [dflash, speculative-decoding, draft-model]\nbase_model: {json.dumps(tgt)}\n---\n",
         f"# DFlash drafter for `{tgt}`\n",
         f"A DFlash block-diffusion drafter trained with dflash_nb: {cfg.num_hidden_layers} Qwen3-style layers (hidden {cfg.hidden_size}, "
         f"{cfg.num_attention_heads} query and {cfg.num_key_value_heads} kv heads of {cfg.head_dim}), blocks of {B} tokens, context from "
         f"target layers {cfg.target_layer_ids} (of {cfg.num_target_layers}), mask token {cfg.mask_token_id}, {rope} RoPE (theta "
         f"{cfg.rope_theta:g}) on whole heads, layer types {sorted(set(cfg.layer_types))}. It has no embedding and no LM head: it uses the target's.\n",
-        "## Serve it\n", f"vLLM (`num_speculative_tokens` = block size - 1 = {B - 1}):\n",
-        f"```sh\n{env}vllm serve {tgt} --speculative-config '{spec}' --attention-backend flash_attn\n```\n",
-        f"SGLang (it reads the block size, {B}, from `dflash_config`):\n",
-        f"```sh\npython -m sglang.launch_server --model-path {tgt} --speculative-algorithm DFLASH --speculative-draft-model-path {d} "
-        f"--speculative-num-draft-tokens {B} --trust-remote-code\n```\n",
+        f"## Serve it\n\nRun these from the folder that holds this export (`{d}`); `{tgt}` is the target (a hub id, or the name of its folder).\n",
+        f"vLLM (`num_speculative_tokens` = block size - 1 = {B - 1}; the drafter's attention backend goes inside the speculative config):\n",
+        f"```sh\n{cmd['vllm']}\n```\n", f"SGLang (it reads the block size, {B}, from `dflash_config`):\n", f"```sh\n{cmd['sglang']}\n```\n",
         "## Load it in Python\n",
         f"```python\nfrom dflash_nb.drafter import DFlashDrafter\ndrafter = DFlashDrafter.from_pretrained({d!r})\n\n"
         f"from transformers import AutoModel   # without dflash_nb: the dflash.py beside the weights\n"
         f"drafter = AutoModel.from_pretrained({d!r}, trust_remote_code=True)\n```\n"]
     if (w := serving_warnings(cfg)): lines += ["## Warnings\n", ''.join(f"- {x}\n" for x in w)]
     return '\n'.join(lines)
+
 
 # %% ../nbs/03_drafter.ipynb #cbbe1915
 def _save_pretrained(self, save_dir, dtype=None):

@@ -42,6 +42,18 @@ def _contract_fields(d:dict) -> list[str]:
     n_t = dc.get('num_target_layers', d.get('num_target_layers'))
     if taps and (n_t is None or max(taps) >= n_t): p.append(f"num_target_layers {n_t}: SGLang range-checks the taps {taps} against it")
     if dc.get('mask_token_id') is None: p.append("dflash_config.mask_token_id missing: both engines read the mask id there")
+    return p + _contract_sglang_keys(d, dc)
+
+# %% ../nbs/03b_serving.ipynb #5ed2ab47
+def _contract_sglang_keys(d:dict, dc:dict) -> list[str]:
+    "Problems with the optional keys SGLang (and vLLM) read from `dflash_config` / the top level of `config.json` dict `d`."
+    p, types, mt = [], d.get('layer_types') or [], dc.get('mask_token')
+    if mt is not None and not (isinstance(mt, str) and mt): p.append(f"dflash_config.mask_token {mt!r}: SGLang needs a non-empty string (dflash_utils.py @00731f0b)")
+    if float(dc.get('final_logit_softcapping') or 0) > 0: p.append(f"dflash_config.final_logit_softcapping {dc['final_logit_softcapping']}: SGLang softcaps the draft logits, training did not (dflash_utils.py @00731f0b)")
+    if d.get('is_neox_style', dc.get('is_neox_style', True)) is not True: p.append("is_neox_style false: SGLang rotates interleaved pairs, training rotated half-heads (models/dflash.py @003b23d7)")
+    if 'causal' in dc and bool(dc['causal']) != ('full_attention' not in types): p.append(f"dflash_config.causal {dc['causal']}: SGLang reads it, but the layer types {sorted(set(types))} were trained {'causal' if 'full_attention' not in types else 'bidirectional in-block'}")
+    if dc.get('swa_window_size') not in (None, d.get('sliding_window')): p.append(f"dflash_config.swa_window_size {dc['swa_window_size']} != sliding_window {d.get('sliding_window')}: engines read either")
+    if d.get('use_swa', dc.get('use_swa')) and 'sliding_attention' not in types: p.append("use_swa set but no sliding_attention layers: SGLang would window layers trained with full attention")
     return p
 
 # %% ../nbs/03b_serving.ipynb #d2916b1a
@@ -79,7 +91,8 @@ def serving_contract(folder) -> list[str]:
     folder = Path(folder)
     d = json.loads((folder / 'config.json').read_text())
     with safe_open(str(folder / 'model.safetensors'), 'pt') as f: shapes = {k: f.get_slice(k).get_shape() for k in f.keys()}
-    return _contract_fields(d) + _contract_model(d) + _contract_weights(d, shapes)
+    extra = ["mask_embedding.pt beside the weights: SGLang would use it for the mask rows instead of the target's embedding of mask_token_id"] if (folder / 'mask_embedding.pt').exists() else []
+    return _contract_fields(d) + _contract_model(d) + _contract_weights(d, shapes) + extra
 
 # %% ../nbs/03b_serving.ipynb #3311e9a2
 def reference_forward(folder, target_hidden, noise_embedding, position_ids):
