@@ -128,7 +128,8 @@ def _device_flags(lay) -> str:
 def _plan_mix(c:TrainConfig, tok):
     "The micro-batches one epoch of this run's data forms (tokenized with `tok` as the run will, into its cache; bucketed as the run would), for the planner."
     from dflash_nb.buckets import derive_boundaries
-    from dflash_nb.data import build_dataset, template_kwargs
+    from dflash_nb.dataset import build_dataset
+    from dflash_nb.data import template_kwargs
     from dflash_nb.layout import dataset_mix
     files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
     if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")

@@ -19,7 +19,8 @@ __all__ = ['IDENTITY', 'RegenError', 'read_prompts', 'prompt_key', 'answered_key
 
 # %% ../nbs/00a_regen.ipynb #3bbd7132
 import dflash_nb
-from .data import DataError, _iter_records, normalize_conversation, open_text, regenerate, template_kwargs, write_jsonl
+from .data import DataError, _iter_records, normalize_conversation, open_text, template_kwargs
+from .answers import regenerate, write_jsonl
 from .targets import TargetError, demo_target, load_tokenizer
 from .run import threading_main
 

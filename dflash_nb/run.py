@@ -227,7 +227,7 @@ def data_fingerprint(ds) -> str:
 # %% ../nbs/05a_run.ipynb #b88476a8
 def run_identity(t, stage:str) -> dict:
     "What defines the run of trainer `t` (or any object with its fields, `layer_types` the drafter's): `stage` 'model' (known before loading anything) or 'data' (after tokenizing)."
-    from dflash_nb.data import tokenizer_fingerprint
+    from dflash_nb.dataset import tokenizer_fingerprint
     c = t.cfg
     if stage == 'data':
         return {'data': data_fingerprint(t.ds), 'drafter.mask_token_id': t.mask_id, 'boundaries': [int(b) for b in t.boundaries]}

@@ -257,7 +257,7 @@ def _tokenize_procs(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max
 # %% ../nbs/06_train.ipynb #8f83e744
 def _tokenize(self:Trainer):
     "Tokenize the data (rank 0 first, filling the cache) with the chat template's arguments; `--on-bad-record` says whether a bad record stops the run."
-    from dflash_nb.data import build_dataset
+    from dflash_nb.dataset import build_dataset
     c = self.cfg
     cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
     if self.rank == 0: _say(_reading_line(self.files, c, cache))      # reading a large file takes a while before the bar shows
