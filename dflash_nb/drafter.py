@@ -202,6 +202,7 @@ def target_rope(tc) -> tuple[dict|None, float]:
             raise ValueError(f"per-layer-type RoPE without a full_attention entry ({rope}): the drafter takes the full-attention layers' RoPE")
         rope = dict(rope['full_attention'])
     if rope.get('rope_type') == 'proportional': rope['rope_type'] = 'default'   # Gemma 4: default frequencies, the tail left unrotated
+    if rope.get('rope_type') == 'longrope': rope = {'rope_theta': rope.get('rope_theta')}   # Phi-4: plain RoPE at its theta (the drafter's own)
     scaling, _ = split_rope(rope)                         # the rotary fraction is dropped: the drafter rotates whole heads
     return scaling, float(rope.get('rope_theta') or _get(tc, 'rope_theta', default=10000.0))
 

@@ -372,6 +372,7 @@ def _make_drafter_config(self:Trainer):
                                               token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
                                               **_sliding_kw(c))
     except MaskTokenError as e: raise ConfigError(str(e)) from None
+    except ValueError as e: raise ConfigError(f"--target {self.target_path}: no drafter config for it: {e}") from None
     self.mask_id = self.dcfg.mask_token_id
 Trainer.make_drafter_config = _make_drafter_config
 
