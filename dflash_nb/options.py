@@ -202,7 +202,7 @@ def parse_args(argv=None):
 
 # %% ../nbs/06a_options.ipynb #52d103af
 def _all_cpu(cfg): return all(d == 'cpu' for spec in (cfg.target_devices, cfg.drafter_devices) for part in str(spec).split('/')
-                              if part.strip() not in ('', 'none') for d in parse_devices(part))
+                              if part.strip() not in ('', 'none') for e in parse_devices(part) for d in e.split('+'))   # a group's members too
 
 # %% ../nbs/06a_options.ipynb #ef6ccda8
 def _layer_ids(s:str) -> list[int]|None:
