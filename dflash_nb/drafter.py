@@ -24,6 +24,7 @@ from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex
 from .compile import compiled_only, inductor_options
 from .targets import build_target_layer_ids
 from .mask_token import resolve_mask_token_id, stop_token_ids
+from .archs import layer_values
 
 # %% ../nbs/03_drafter.ipynb #7aeab5a6
 LAYER_TYPES = ('full_attention', 'sliding_attention')
@@ -200,6 +201,8 @@ def target_rope(tc) -> tuple[dict|None, float]:
         if not isinstance(rope.get('full_attention'), dict):
             raise ValueError(f"per-layer-type RoPE without a full_attention entry ({rope}): the drafter takes the full-attention layers' RoPE")
         rope = dict(rope['full_attention'])
+    if rope.get('rope_type') == 'proportional': rope['rope_type'] = 'default'   # Gemma 4: default frequencies, the tail left unrotated
+    if rope.get('rope_type') == 'longrope': rope = {'rope_theta': rope.get('rope_theta')}   # Phi-4: plain RoPE at its theta (the drafter's own)
     scaling, _ = split_rope(rope)                         # the rotary fraction is dropped: the drafter rotates whole heads
     return scaling, float(rope.get('rope_theta') or _get(tc, 'rope_theta', default=10000.0))
 
@@ -212,6 +215,15 @@ def _mla_shape(tc) -> dict|None:
                                              f"to shape a drafter (got {heads} and {hd})")
     return dict(num_attention_heads=heads, num_key_value_heads=math.gcd(heads, 8), head_dim=hd)
 
+# %% ../nbs/03_drafter.ipynb #5c3a5928
+def _per_layer_shape(tc) -> dict|None:
+    "Drafter heads for a target whose layers differ in head_dim (Gemma 4): head_dim <= 128, its common query width, 8 kv heads; else None."
+    hds = [h for h in layer_values(tc, 'head_dim') if h]
+    if len(set(hds)) < 2: return None
+    hd, common = min(128, min(hds)), max(set(hds), key=hds.count)
+    heads = _get(tc, 'num_attention_heads') * common // hd
+    return dict(num_attention_heads=heads, num_key_value_heads=math.gcd(heads, 8), head_dim=hd)
+
 # %% ../nbs/03_drafter.ipynb #13d61de4
 def _target_fields(tc, num_layers:int, block_size:int, num_taps:int|None, target_layer_ids:list|None) -> dict:
     "The drafter config's sizes, taps, RoPE and dtype read from the target's text config `tc` (a config or dict)."
@@ -219,7 +231,7 @@ def _target_fields(tc, num_layers:int, block_size:int, num_taps:int|None, target
     try: scaling, theta = target_rope(tc)
     except ValueError as e: raise ValueError(f"the target's RoPE: {e}") from None
     ids = list(target_layer_ids) if target_layer_ids is not None else build_target_layer_ids(n_t, num_taps or num_layers)
-    shape = _mla_shape(tc) or dict(num_attention_heads=heads, num_key_value_heads=_get(tc, 'num_key_value_heads', default=heads),
+    shape = _mla_shape(tc) or _per_layer_shape(tc) or dict(num_attention_heads=heads, num_key_value_heads=_get(tc, 'num_key_value_heads', default=heads),
                                    head_dim=_get(tc, 'head_dim', default=hidden // heads))
     return dict(hidden_size=hidden, intermediate_size=_get(tc, 'intermediate_size', default=3 * hidden), num_hidden_layers=num_layers,
               **shape, vocab_size=_get(tc, 'vocab_size'), rms_norm_eps=_get(tc, 'rms_norm_eps', default=1e-6), rope_theta=theta,

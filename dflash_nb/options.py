@@ -202,7 +202,7 @@ def parse_args(argv=None):
 
 # %% ../nbs/06a_options.ipynb #52d103af
 def _all_cpu(cfg): return all(d == 'cpu' for spec in (cfg.target_devices, cfg.drafter_devices) for part in str(spec).split('/')
-                              if part.strip() not in ('', 'none') for d in parse_devices(part))
+                              if part.strip() not in ('', 'none') for e in parse_devices(part) for d in e.split('+'))   # a group's members too
 
 # %% ../nbs/06a_options.ipynb #ef6ccda8
 def _layer_ids(s:str) -> list[int]|None:
@@ -388,9 +388,10 @@ def _check_target_shapes(folder, tcfg):
     emb = min((k for k in shapes if k.endswith('embed_tokens.weight')), key=len, default=None)
     if emb is None: return
     pre, H = emb[:-len('embed_tokens.weight')], tc.hidden_size
-    hd = getattr(tc, 'head_dim', None) or H // tc.num_attention_heads
+    from dflash_nb.archs import layer_values       # layer 0's sizes: Gemma 4's differ by layer
+    hd, kv = layer_values(tc, 'head_dim')[0] or H // tc.num_attention_heads, layer_values(tc, 'num_key_value_heads')[0]
     want = {emb: [tc.vocab_size, H], f'{pre}layers.0.self_attn.q_proj.weight': [tc.num_attention_heads * hd, H],
-            f'{pre}layers.0.self_attn.k_proj.weight': [tc.num_key_value_heads * hd, H],
+            f'{pre}layers.0.self_attn.k_proj.weight': [kv * hd, H],
             f'{pre}layers.0.mlp.gate_proj.weight': [getattr(tc, 'intermediate_size', None), H]}
     bad = [f"{k} is {shapes[k]} in the weights, {w} by config.json" for k, w in want.items() if k in shapes and None not in w and shapes[k] != w]
     n = 1 + max((int(m.group(1)) for k in shapes if (m := re.match(re.escape(pre) + r'layers\.(\d+)\.', k))), default=-1)

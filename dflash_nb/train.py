@@ -372,6 +372,7 @@ def _make_drafter_config(self:Trainer):
                                               token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
                                               **_sliding_kw(c))
     except MaskTokenError as e: raise ConfigError(str(e)) from None
+    except ValueError as e: raise ConfigError(f"--target {self.target_path}: no drafter config for it: {e}") from None
     self.mask_id = self.dcfg.mask_token_id
 Trainer.make_drafter_config = _make_drafter_config
 
@@ -403,14 +404,14 @@ def _build_drafter(self:Trainer):
 
 # %% ../nbs/06_train.ipynb #d1b4992d
 def _load_target(self:Trainer):
-    "A target rank loads its target on its device, hooked at the drafter's taps (`load_targets`' own table silenced)."
+    "A target rank loads its target on its device or group (`Role.devices`, spread by a device map), hooked at the drafter's taps (`load_targets`' own table silenced)."
     from dflash_nb.targets import load_targets
     if self.rank == 0: _say(f"Loading {self.layout_T} target models...")
     import contextlib, io
     with contextlib.redirect_stdout(io.StringIO()):
-        self.target = load_targets(self.target_path, [self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids,
+        self.target = load_targets(self.target_path, [list(self.role.devices) if len(self.role.devices) > 1 else self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids,
                                    attn_implementation=self.cfg.target_attn)[0]
-    _say(f"Target {self.role.target_idx} on {self.device}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB")
+    _say(f"Target {self.role.target_idx} on {'+'.join(self.role.devices)}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB")
 
 # %% ../nbs/06_train.ipynb #098e7dbe
 def _setup_models(self:Trainer):
