@@ -19,6 +19,7 @@ __all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify
 from transformers import DynamicCache, PretrainedConfig
 from transformers.cache_utils import DynamicLayer
 from .drafter import crop_cache
+from .archs import exact_verify
 
 # %% ../nbs/07_eval.ipynb #a46d94f3
 def _draft_value(drafter, name, default=None):
@@ -311,7 +312,7 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
                          protocol:str='ours', # 'reference': z-lab benchmark counting (see below)
                         ) -> tuple[torch.Tensor, SpecStats]:
     "Generate with draft-and-verify steps; returns the new token ids `LongTensor[n]` (on CPU) and `SpecStats`."
-    model, drafter = _hf_model(target_model), _unwrap(drafter)
+    model, drafter = exact_verify(_hf_model(target_model)), _unwrap(drafter)   # DSA indexers verify as they decode (02a_archs), however loaded
     dev = model.get_input_embeddings().weight.device
     B, mask_id, layer_ids = _loop_settings(drafter, block_size, max_new_tokens, protocol)
     stops, taps, ref = set(stop_token_ids or []), B > 1, protocol == 'reference'
