@@ -289,12 +289,13 @@ class Pool:
         if self.n == 1: self.runner, self.pool = Runner(spec, devices[0]), None
         else:
             import torch.multiprocessing as mp
-            ctx = mp.get_context('spawn'); q = ctx.Queue()
+            ctx, self.mod = mp.get_context('spawn'), importlib.import_module('dflash_nb.bench')   # the workers' functions by their module's name
+            q = ctx.Queue()
             for d in devices: q.put(d)
-            self.pool = ctx.Pool(self.n, initializer=_init_worker, initargs=(q, {**spec, 'n_procs': self.n}))
+            self.pool = ctx.Pool(self.n, initializer=self.mod._init_worker, initargs=(q, {**spec, 'n_procs': self.n}))
     def map(self, insts):
         "Each instance's responses, in order, as they come."
-        return map(self.runner.run, insts) if self.pool is None else self.pool.imap(_run_item, insts)
+        return map(self.runner.run, insts) if self.pool is None else self.pool.imap(self.mod._run_item, insts)
     def close(self):
         if self.pool is not None: self.pool.close(); self.pool.join()
 
