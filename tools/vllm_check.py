@@ -98,7 +98,7 @@ def main():
         res.update(decode_s=round(time.time() - t1, 1), outputs=[list(o.outputs[0].token_ids) for o in outs], counters=_counters(llm))
     Path(a.out).write_text(json.dumps(res, indent=1) + '\n')
     print(json.dumps({k: v for k, v in res.items() if k != 'outputs'}))
-    sys.stdout.flush(); os._exit(0)   # no slow engine teardown
+    sys.stdout.flush()   # a normal exit: vLLM's atexit handlers stop its engine process (os._exit would leave it running)
 
 
 if __name__ == '__main__':
