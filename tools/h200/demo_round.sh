@@ -10,6 +10,10 @@
 #          chitchat_train_greedy_c.jsonl.gz (4,060 prompts after the seventh round; stage.sh's WHEELS=gguf A_DATA=... brings the prompts)
 #   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1, one after the other, alone on the
 #          GPU, its defaults changed only by a CLOCK-minute clock (default 8.75); --no-capture-ahead if ab ran and lost
+#   bench  dflash_nb_bench (nbs/07d_bench.ipynb) on the demo's export, every shipped prompt set, z-lab's settings (2048 new
+#          tokens, --limit 128): 08_bench's two bench cells through run_notebook.py on seed0's export (else BENCH_EXPORT,
+#          else one run of README's first command first); brings back $OUT/bench/ (bench.json, bench.png, table.md) and
+#          08_bench.ipynb with the outputs. BENCH_LIMIT / BENCH_NEW change the settings (about 20 minutes at the defaults)
 #   screen_loss    the D-PACE screen (issue 27): four runs side by side under the same load, CLOCK_SCREEN minutes (default
 #                  7), both answer files: --loss decay and --loss dpace, each with seed 0 and seed 1. Rule, fixed before the
 #                  screen ran: dpace becomes the default if the mean of its two pooled taus is at least 0.05 above decay's
@@ -36,6 +40,7 @@ poll)
   for s in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do d=$HOME/$s; [ -d $d ] || continue
     mkdir -p $P/runs/$s; cp -r $d/summary.json $d/metrics.jsonl $d/eval $d/config.json $d/ranks $P/runs/$s/ 2>/dev/null; done
   tar czf $OUT/round.tar.gz -C $P --exclude='./regen/*.jsonl.gz' --exclude='./regen/.parts*' . 2>/dev/null
+  [ -d $P/bench ] && { mkdir -p $OUT/bench; cp $P/bench/bench.json $P/bench/bench.png $P/bench/table.md $OUT/bench/ 2>/dev/null; cp $P/08_bench.ipynb $OUT/ 2>/dev/null; }
   for n in chitchat_train_greedy_c chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
     [ -f $P/regen/$n.json ] && cp $P/regen/$n.jsonl.gz $P/regen/$n.json $OUT/; done
   for f in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
@@ -50,7 +55,7 @@ TRAIN="python3 -m dflash_nb.train"; REGEN_EXTRA=""; STEPS=80
 if [ -n "${DRY:-}" ]; then
   TRAIN="python3 -m dflash_nb.train --max-steps 6 --max-records 300 --eval-prompts 2"; REGEN_EXTRA="--limit 40 --target $DRY_TARGET --max-new-tokens 8"
 fi
-PHASES=${PHASES:-regen screen_loss ab}; AB_CELLS=e4cce7f8,325a4550,6017ed95,38cd0078,023619e4
+PHASES=${PHASES:-regen screen_loss ab}; AB_CELLS=e4cce7f8,325a4550,6017ed95,38cd0078,023619e4; BENCH_CELLS=b3c4e502,b3c4e503
 log "start: phases $PHASES"
 python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> $P/pipeline.log 2>&1 || { log "demo_target failed"; touch $P/DONE; exit 1; }
 if [[ " $PHASES " == *" regen "* ]]; then
@@ -108,5 +113,14 @@ if [[ " $PHASES " == *" screen "* ]]; then
   done
   wait; log "screen done"
   for v in base ctx sampled; do python3 -c "import json; s = json.load(open('$HOME/screen_$v/summary.json')); print('screen $v', {k: s.get(k) for k in ('step', 'tau_pooled', 'tau_prompt_mean', 'minutes')})" >> $P/pipeline.log 2>&1; done
+fi
+if [[ " $PHASES " == *" bench "* ]]; then
+  exp=${BENCH_EXPORT:-}; [ -z "$exp" ] && [ -d $HOME/seed0/export/best ] && exp=$HOME/seed0/export/best
+  if [ -z "$exp" ]; then $TRAIN --run-dir $HOME/bench_run > $P/bench_train.log 2>&1; log "bench: trained rc=$?"; exp=$HOME/bench_run/export/best; fi
+  benv="DFLASH_NB_DRAFTER=$exp DFLASH_NB_BENCH_OUT=$P/bench DFLASH_NB_BENCH_LIMIT=${BENCH_LIMIT:-128} DFLASH_NB_BENCH_NEW=${BENCH_NEW:-2048}"
+  [ -n "${DRY:-}" ] && benv="$benv DFLASH_NB_BENCH_TARGET=$DRY_TARGET DFLASH_NB_BENCH_DEVICES=cpu DFLASH_NB_BENCH_LIMIT=2 DFLASH_NB_BENCH_NEW=8"
+  log "bench: $benv"
+  env $benv timeout ${BENCH_HARD:-3000} python3 tools/run_notebook.py nbs/08_bench.ipynb --cells $BENCH_CELLS --out $P/08_bench.ipynb > $P/bench.log 2>&1
+  log "bench rc=$?"; cat $P/bench/table.md >> $P/pipeline.log 2>/dev/null
 fi
 touch $P/DONE
