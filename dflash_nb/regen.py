@@ -23,6 +23,7 @@ from .data import DataError, _iter_records, normalize_conversation, open_text, t
 from .answers import regenerate, write_jsonl
 from .targets import TargetError, demo_target, load_tokenizer
 from .run import threading_main, _libc, _tie_to
+from .chat import EFFORTS, effort_kwargs
 
 # %% ../nbs/00a_regen.ipynb #2ba35978
 class RegenError(ValueError):
@@ -429,6 +430,7 @@ def _answer_options(p):
     g.add_argument('--seed', type=int, default=0, metavar='N', help="seed of the sampled answers: the same command gives the same answers (default: 0)")
     g.add_argument('--turns', choices=('auto', 'first', 'all'), default='auto', help="user turns answered in a record holding several: 'all' in order, 'first', or 'auto' (all when any record has several) (default: auto)")
     g.add_argument('--enable-thinking', choices=('auto', 'on', 'off'), default='auto', help="chat-template thinking switch, as dflash_nb_train's: 'auto' (non-thinking when the template reads enable_thinking), 'on', 'off' (default: auto)")
+    g.add_argument('--reasoning-effort', choices=EFFORTS, help="reasoning effort for a chat template that reads it (gpt-oss: low, medium, high; its default is medium); refused for one that does not (default: none given)")
 
 # %% ../nbs/00a_regen.ipynb #c2dccda5
 def _run_options(p):
@@ -479,12 +481,14 @@ def _sha256(path) -> str:
 
 # %% ../nbs/00a_regen.ipynb #33041ef7
 def _target(a) -> tuple:
-    "The target's folder (the demo's converted first) and tokenizer, and the chat-template arguments of `--enable-thinking`."
+    "The target's folder (the demo's converted first) and tokenizer, and the chat-template arguments of `--enable-thinking` and `--reasoning-effort`."
     path = demo_target() if a.target == 'demo' else Path(a.target)
     try: tok = load_tokenizer(path)
     except TargetError as e: raise TargetError(f"--target: {e}") from None
     try: kw = template_kwargs(tok, a.enable_thinking)
     except ValueError as e: raise RegenError(f"--enable-thinking {a.enable_thinking}: {e}") from None
+    try: kw.update(effort_kwargs(tok, a.reasoning_effort))
+    except ValueError as e: raise RegenError(f"--reasoning-effort: {e}") from None
     return path, tok, kw
 
 # %% ../nbs/00a_regen.ipynb #43cbcb8b
