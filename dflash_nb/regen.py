@@ -23,7 +23,7 @@ from .data import DataError, _iter_records, normalize_conversation, open_text, t
 from .answers import regenerate, write_jsonl
 from .targets import TargetError, demo_target, load_tokenizer
 from .run import threading_main, _libc, _tie_to
-from .chat import EFFORTS, effort_kwargs
+from .chat import EFFORTS, effort_kwargs, is_harmony
 
 # %% ../nbs/00a_regen.ipynb #2ba35978
 class RegenError(ValueError):
@@ -101,12 +101,11 @@ def answer_batch(model, tok, batch, st:dict, seed:int, tmp) -> tuple:
     "Answer `batch` `[(index, record), ...]` with the settings `st`: `(lines for the part file, answer tokens, regenerate's counts)`."
     r = regenerate(model, tok, [x[1] for x in batch], tmp, max_new_tokens=st['max_new_tokens'], batch_size=len(batch),
                    temperature=st['temperature'], top_p=st['top_p'], seed=seed, turns=st['turns'],
-                   chat_template_kwargs=st['chat_template_kwargs'], progress=False)
+                   chat_template_kwargs=st['chat_template_kwargs'], keep_analysis=st.get('keep_analysis', False), progress=False)
     got = read_jsonl_lines(tmp)
-    ks = match_outputs([x[1] for x in batch], got)
     lines = [{**o, **{f: v for f, v in batch[k][1].items() if f not in ('messages', 'conversations')},
-              'prompt_key': prompt_key(batch[k][1], st['turns']), 'i': batch[k][0]} for k, o in zip(ks, got)]
-    lines += [{'i': batch[k][0], 'left_out': True} for k in sorted(set(range(len(batch))) - set(ks))]
+              'prompt_key': prompt_key(batch[k][1], st['turns']), 'i': batch[k][0]} for k, o in zip(r['kept'], got)]
+    lines += [{'i': batch[k][0], 'left_out': True} for k in sorted(set(range(len(batch))) - set(r['kept']))]
     answers = [m['content'] for o in got for m in o['messages'] if m['role'] == 'assistant']
     return lines, sum(map(len, tok(answers, add_special_tokens=False)['input_ids'])) if answers else 0, r
 
@@ -167,7 +166,7 @@ def merge(parts, n:int, dst) -> dict:
     return dict(records=n, answered=len(answers), left_out=len(got) - len(answers), complete_prefix=complete_prefix(got, n), complete=len(got) == n)
 
 # %% ../nbs/00a_regen.ipynb #fec2eed4
-IDENTITY = ('prompts_sha256', 'skip_sha256', 'limit', 'records', 'model', 'turns', 'chat_template_kwargs',
+IDENTITY = ('prompts_sha256', 'skip_sha256', 'limit', 'records', 'model', 'turns', 'chat_template_kwargs', 'keep_analysis',
             'temperature', 'top_p', 'seed', 'max_new_tokens')
 
 def settings_diff(old:dict, new:dict) -> str:
@@ -346,7 +345,7 @@ def _answer_all(model, tok, st, run, rank, batches, out, log, tmp, sig, load_s:f
         _hold(run, f'generate:{b}', sig)
         dt = _now(run) - tb; hist.append((len(batches[b]), dt))
         _append(out, log, lines, dict(size=len(batches[b]), answered=r['written'], s=round(dt, 2), answer_tokens=ntok, empty=r['empty'],
-                                      cut_in_thought=r['cut_in_thought']), sig, lambda: _hold(run, f'write:{b}', sig))
+                                      cut_in_thought=r['cut_in_thought'], too_long=r['too_long']), sig, lambda: _hold(run, f'write:{b}', sig))
         b += 1
         if run.get('stop_after') and b >= run['stop_after']: os._exit(9)   # tests: die as a killed process would
     return stat
@@ -481,15 +480,15 @@ def _sha256(path) -> str:
 
 # %% ../nbs/00a_regen.ipynb #33041ef7
 def _target(a) -> tuple:
-    "The target's folder (the demo's converted first) and tokenizer, and the chat-template arguments of `--enable-thinking` and `--reasoning-effort`."
+    "The target's folder (the demo's converted first) and tokenizer, the chat-template arguments of `--enable-thinking` and `--reasoning-effort`, and whether to keep gpt-oss's analysis channel."
     path = demo_target() if a.target == 'demo' else Path(a.target)
     try: tok = load_tokenizer(path)
     except TargetError as e: raise TargetError(f"--target: {e}") from None
-    try: kw = template_kwargs(tok, a.enable_thinking)
+    try: kw = template_kwargs(tok, 'auto' if is_harmony(tok) else a.enable_thinking)   # gpt-oss: 'on' keeps its analysis channel
     except ValueError as e: raise RegenError(f"--enable-thinking {a.enable_thinking}: {e}") from None
     try: kw.update(effort_kwargs(tok, a.reasoning_effort))
     except ValueError as e: raise RegenError(f"--reasoning-effort: {e}") from None
-    return path, tok, kw
+    return path, tok, kw, is_harmony(tok) and a.enable_thinking == 'on'
 
 # %% ../nbs/00a_regen.ipynb #43cbcb8b
 def _inputs(a) -> tuple:
@@ -497,10 +496,10 @@ def _inputs(a) -> tuple:
     recs, skip = read_prompts(a.prompts), [s.strip() for s in a.skip.split(',') if s.strip()]
     turns = pick_turns(recs, a.turns)
     todo = select_prompts(recs, answered_keys(skip), a.limit, turns)
-    path, tok, kw = _target(a)
+    path, tok, kw, keep = _target(a)
     st = dict(prompts=a.prompts, prompts_sha256=_sha256(a.prompts), skip=skip, skip_sha256=[_sha256(s) for s in skip],
               limit=a.limit, records=len(todo), model='dflash_nb.targets.demo_target()' if a.target == 'demo' else a.target,
-              turns=turns, chat_template_kwargs=kw, temperature=a.temperature, top_p=a.top_p, seed=a.seed,
+              turns=turns, chat_template_kwargs=kw, keep_analysis=keep, temperature=a.temperature, top_p=a.top_p, seed=a.seed,
               max_new_tokens=a.max_new_tokens)
     return todo, path, st
 
@@ -601,7 +600,7 @@ def provenance(parts, st:dict, counts:dict, dst) -> dict:
     ranks, last = [r for s in sessions for r in s['ranks']], (sessions or [dict(ranks=[])])[-1]
     ver = importlib.metadata.version
     return dict(kind='dflash_nb_regen provenance', output=str(dst), **counts,
-                **{k: sum(sum(x.get(k, 0) for x in r['batches']) for r in ranks) for k in ('unfinished', 'empty', 'cut_in_thought')},
+                **{k: sum(sum(x.get(k, 0) for x in r['batches']) for r in ranks) for k in ('unfinished', 'empty', 'cut_in_thought', 'too_long')},
                 answer_tokens=sum(r['answer_tokens'] for r in ranks), answer_tokens_per_s=round(sum(r['answer_tokens_per_s'] or 0 for r in last['ranks'])),
                 stopped_early=last.get('stopped') == 'deadline' or any(r.get('stopped_early') for r in last['ranks']), stopped=last.get('stopped'),
                 wall_s=round(sum(s.get('wall_s') or 0 for s in sessions), 2), settings=st,
@@ -660,7 +659,7 @@ def _finish(parts, st:dict, n:int, dst, meta) -> dict:
 def _closing(rec:dict, dst, meta, parts) -> str:
     "The last line: what was answered, where it is, and what to do if anything is left."
     c = rec
-    done = (f"answered {c['answered']:,} of {c['records']:,} prompts" + (f" ({c['left_out']:,} left out: an empty answer, or a thought never closed)" if c['left_out'] else '')
+    done = (f"answered {c['answered']:,} of {c['records']:,} prompts" + (f" ({c['left_out']:,} left out: an empty answer, a thought never closed" + (f", {c['too_long']:,} prompts longer than the target's context" if c.get('too_long') else '') + ")" if c['left_out'] else '')
             + f", {c['answer_tokens']:,} answer tokens ({c['unfinished']:,} answers cut at --max-new-tokens): {dst} (provenance {meta})")
     if c['complete']: return done
     return done + (f"; not attempted yet: {c['records'] - c['answered'] - c['left_out']:,} (complete prefix {c['complete_prefix']:,}); the part files are kept "
