@@ -14,6 +14,7 @@ __all__ = ['write_jsonl', 'regenerate', 'chitchat_prompts', 'chitchat_split']
 
 # %% ../nbs/00c_answers.ipynb #a8ec36bd
 from .data import DataError, _kw, _read, normalize_conversation, open_text, prompt_text
+from .chat import generate_kwargs as _plain, harmony_answer, is_harmony, prompt_ids
 
 # %% ../nbs/00c_answers.ipynb #b765d3d3
 def write_jsonl(path, records)->Path:
@@ -35,22 +36,29 @@ def _stop_ids(model, tokenizer, extra=None)->list:
     return sorted(i for i in ids if i is not None)
 
 # %% ../nbs/00c_answers.ipynb #02a1f705
+def _context_length(model):
+    "The longest sequence the target takes (its config's `max_position_embeddings`), or None if it does not say."
+    cfg = getattr(model, 'config', None)
+    n = getattr(cfg.get_text_config() if hasattr(cfg, 'get_text_config') else cfg, 'max_position_embeddings', None)
+    return n if isinstance(n, int) and n > 0 else None
+
 @torch.inference_mode()
-def _generate(model, tokenizer, texts, max_new_tokens, batch_size, stops, gen_kw, progress, desc='generating'):
-    "`(answer_text, finished, in_thought)` for each prompt text: batched by length, left-padded."
-    enc = [tokenizer(t, add_special_tokens=False)['input_ids'] for t in texts]
-    order, res = sorted(range(len(enc)), key=lambda i: -len(enc[i])), [None] * len(enc)
+def _generate(model, tokenizer, prompts, max_new_tokens, batch_size, stops, gen_kw, progress, desc='generating'):
+    "`(answer_text, finished, in_thought, thought)` for each prompt's ids, None for one that fills the context: batched by length, left-padded, never past the context."
+    ctx, harmony, gen_kw = _context_length(model), is_harmony(tokenizer), {**gen_kw, **_plain(model)}
+    order, res = [i for i in sorted(range(len(prompts)), key=lambda i: -len(prompts[i])) if ctx is None or len(prompts[i]) < ctx], [None] * len(prompts)
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else stops[0]
     for b in tqdm(range(0, len(order), batch_size), desc=desc, unit='batch', disable=not progress):
-        idx = order[b:b + batch_size]; L = len(enc[idx[0]])
+        idx = order[b:b + batch_size]; L = len(prompts[idx[0]])
         ids = torch.full((len(idx), L), pad, dtype=torch.long); am = torch.zeros_like(ids)
-        for r, i in enumerate(idx): ids[r, L - len(enc[i]):] = torch.tensor(enc[i]); am[r, L - len(enc[i]):] = 1
-        out = model.generate(input_ids=ids.to(model.device), attention_mask=am.to(model.device), max_new_tokens=max_new_tokens,
+        for r, i in enumerate(idx): ids[r, L - len(prompts[i]):] = torch.tensor(prompts[i]); am[r, L - len(prompts[i]):] = 1
+        out = model.generate(input_ids=ids.to(model.device), attention_mask=am.to(model.device), max_new_tokens=min(max_new_tokens, (ctx or L + max_new_tokens) - L),
                              eos_token_id=stops, pad_token_id=pad, **gen_kw)[:, L:].tolist()
         for r, i in enumerate(idx):
             cut = next((k for k, t in enumerate(out[r]) if t in stops), None)
-            raw = tokenizer.decode(out[r][:cut])  # special tokens kept: `<think>` is one in some tokenizers
-            res[i] = (tokenizer.decode(out[r][:cut], skip_special_tokens=True), cut is not None, raw.rfind('<think>') > raw.rfind('</think>'))
+            raw = tokenizer.decode(out[r][:cut])  # special tokens kept: `<think>` is one in some tokenizers, gpt-oss's channels are
+            if harmony: h = harmony_answer(raw); res[i] = (h['final'], cut is not None, not h['final_seen'], h['analysis'])
+            else: res[i] = (tokenizer.decode(out[r][:cut], skip_special_tokens=True), cut is not None, raw.rfind('<think>') > raw.rfind('</think>'), None)
     return res
 
 # %% ../nbs/00c_answers.ipynb #b8abe286
@@ -83,15 +91,16 @@ def regenerate(model, # HF causal LM (the target), eval mode, on its device
                turns:str='first', # 'first' user turn only, or 'all' user turns in rounds
                stop_token_ids=None, # extra end tokens besides the tokenizer's and the model's EOS
                chat_template_kwargs:dict=None, # default: `template_kwargs(tokenizer)`, as training and tau
-               progress:bool=True, **generate_kwargs)->dict: # counts: conversations, written, answers, unfinished, dropped, empty, cut in thought
+               keep_analysis:bool=False, # gpt-oss: keep the analysis channel as the answer's `thinking`
+               progress:bool=True, **generate_kwargs)->dict: # counts (conversations, written, answers, unfinished, dropped, empty, cut in thought, too long) and `kept`: the input index of each record written
     "Answer prompts with the target (greedy by default, batched) and write the conversations as `messages` JSONL."
     if turns not in ('first', 'all'): raise ValueError(f"turns must be 'first' or 'all', not {turns!r}")
     convs, stops = _as_conversations(prompts_or_conversations), _stop_ids(model, tokenizer, stop_token_ids)
     kw = _kw(tokenizer, chat_template_kwargs)
-    gen_kw = dict(do_sample=True, temperature=temperature, top_p=top_p) if temperature > 0 else dict(do_sample=False)
+    gen_kw = {**(dict(do_sample=True, temperature=temperature, top_p=top_p) if temperature > 0 else dict(do_sample=False)), **generate_kwargs}
     if temperature > 0: torch.manual_seed(seed)
     hist, pos, alive = [[] for _ in convs], [0] * len(convs), [True] * len(convs)
-    stats = dict(conversations=len(convs), answers=0, unfinished=0, dropped_unfinished=0, empty=0, cut_in_thought=0, written=0)
+    stats = dict(conversations=len(convs), answers=0, unfinished=0, dropped_unfinished=0, empty=0, cut_in_thought=0, too_long=0, written=0)
     n_rounds = 1 if turns == 'first' else max((sum(m['role'] == 'user' for m in c) for c in convs), default=0)
     for rnd in range(n_rounds):
         todo = []
@@ -100,16 +109,21 @@ def regenerate(model, # HF causal LM (the target), eval mode, on its device
             new, pos[c] = _next_turn(conv, pos[c])
             if new is None: alive[c] = False
             else: hist[c] += new; todo.append(c)
-        texts = [prompt_text(tokenizer, hist[c], kw) for c in todo]
-        for c, (ans, fin, thinking) in zip(todo, _generate(model, tokenizer, texts, max_new_tokens, batch_size, stops, gen_kw, progress, f'round {rnd + 1}')):
+        prompts = [prompt_ids(tokenizer, hist[c], kw) for c in todo]
+        for c, got in zip(todo, _generate(model, tokenizer, prompts, max_new_tokens, batch_size, stops, gen_kw, progress, f'round {rnd + 1}')):
+            if got is None: stats['too_long'] += 1; alive[c] = False; continue
+            ans, fin, thinking, thought = got
             stats['unfinished'] += not fin
             bad = ('cut_in_thought' if thinking else 'empty' if not ans.strip() else
                    'dropped_unfinished' if (drop_unfinished and not fin) else None)
             if bad: stats[bad] += 1; alive[c] = False
-            else: hist[c].append({'role': 'assistant', 'content': ans, **({} if fin else {'finished': False})}); stats['answers'] += 1
+            else:
+                hist[c].append({'role': 'assistant', 'content': ans, **({'thinking': thought} if keep_analysis and thought else {}), **({} if fin else {'finished': False})})
+                stats['answers'] += 1
     last = lambda h: max((i for i, m in enumerate(h) if m['role'] == 'assistant'), default=-1)
-    recs = [{'messages': h[:last(h) + 1]} for h in hist if last(h) >= 0]  # end every conversation on an answer
-    write_jsonl(out_path, recs); stats['written'] = len(recs)
+    kept = [c for c, h in enumerate(hist) if last(h) >= 0]
+    recs = [{'messages': hist[c][:last(hist[c]) + 1]} for c in kept]  # end every conversation on an answer
+    write_jsonl(out_path, recs); stats.update(written=len(recs), kept=kept)
     return stats
 
 # %% ../nbs/00c_answers.ipynb #1175a089

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'make_tokenizer', 'DataError', 'normalize_conversation', 'open_text', 'LoadReport',
-           'read_conversations', 'template_kwargs', 'prompt_text', 'tokenize_conversation']
+__all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'PROVENANCE_KIND', 'make_tokenizer', 'DataError', 'normalize_conversation',
+           'open_text', 'LoadReport', 'read_conversations', 'template_kwargs', 'prompt_text', 'tokenize_conversation']
 
 # %% ../nbs/00_data.ipynb #c0b24c5c
 from tokenizers import AddedToken, Tokenizer, models, trainers, pre_tokenizers, decoders
@@ -43,6 +43,26 @@ _QWEN3 = """{%- set ns = namespace(last_user=-1) %}
 {%- endif %}"""
 
 # %% ../nbs/00_data.ipynb #447f1d4f
+_HARMONY = """{#- gpt-oss's harmony format, written for this project after the published one: its system message (without the
+    date line, so that a rendering does not change from day to day), a leading system message as the developer's
+    instructions, user turns, answers in the final channel, and the last answer's reasoning ('thinking') in the
+    analysis channel when rendering for training. #}
+{%- set effort = reasoning_effort if reasoning_effort is defined and reasoning_effort else 'medium' %}
+{{- '<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\nKnowledge cutoff: 2024-06\n\nReasoning: '
+    + effort + '\n\n# Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|>' }}
+{%- if messages and messages[0]['role'] in ('system', 'developer') %}
+{{- '<|start|>developer<|message|># Instructions\n\n' + messages[0]['content'] + '\n\n<|end|>' }}{%- set rest = messages[1:] %}
+{%- else %}{%- set rest = messages %}{%- endif %}
+{%- for m in rest %}
+{%- if m['role'] == 'assistant' and loop.last and not add_generation_prompt %}
+{%- if m['thinking'] is defined and m['thinking'] %}{{- '<|start|>assistant<|channel|>analysis<|message|>' + m['thinking'] + '<|end|>' }}{%- endif %}
+{{- '<|start|>assistant<|channel|>final<|message|>' + m['content'] + '<|return|>' }}
+{%- elif m['role'] == 'assistant' %}{{- '<|start|>assistant<|channel|>final<|message|>' + m['content'] + '<|end|>' }}
+{%- else %}{{- '<|start|>' + m['role'] + '<|message|>' + m['content'] + '<|end|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|start|>assistant' }}{%- endif %}"""
+
 CHAT_TEMPLATES = {
     'qwen3': _QWEN3,
     'smollm2': ("{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}"
@@ -52,15 +72,17 @@ CHAT_TEMPLATES = {
     'llama3': ("{{- '<|begin_of_text|>' }}{%- for m in messages %}"
                "{{ '<|start_header_id|>' + m['role'] + '<|end_header_id|>\n\n' + m['content'] | trim + '<|eot_id|>' }}"
                "{%- endfor %}{%- if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{%- endif %}"),
+    'harmony': _HARMONY,
 }
 
 # %% ../nbs/00_data.ipynb #51171959
 _SPECIALS = {'qwen3': ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<think>', '</think>'],
              'smollm2': ['<|endoftext|>', '<|im_start|>', '<|im_end|>'],
-             'llama3': ['<|begin_of_text|>', '<|end_of_text|>', '<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>']}
+             'llama3': ['<|begin_of_text|>', '<|end_of_text|>', '<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>'],
+             'harmony': ['<|startoftext|>', '<|endoftext|>', '<|start|>', '<|end|>', '<|message|>', '<|channel|>', '<|return|>', '<|call|>', '<|constrain|>']}
 _NOT_SPECIAL = {'qwen3': ['<think>', '</think>']}  # added tokens that are plain text to `skip_special_tokens`, as in Qwen3
-_EOS = {'qwen3': '<|im_end|>', 'smollm2': '<|im_end|>', 'llama3': '<|eot_id|>'}
-_PAD = {'qwen3': '<|endoftext|>', 'smollm2': '<|im_end|>', 'llama3': '<|end_of_text|>'}
+_EOS = {'qwen3': '<|im_end|>', 'smollm2': '<|im_end|>', 'llama3': '<|eot_id|>', 'harmony': '<|return|>'}
+_PAD = {'qwen3': '<|endoftext|>', 'smollm2': '<|im_end|>', 'llama3': '<|end_of_text|>', 'harmony': '<|endoftext|>'}
 
 # %% ../nbs/00_data.ipynb #7d023ccf
 _CORPUS = """Speculative decoding drafts several tokens with a small model and lets the large model verify them
@@ -256,16 +278,28 @@ class LoadReport:
 _DATA_SUFFIXES = ('.jsonl', '.json', '.jsonl.gz', '.json.gz')
 
 # %% ../nbs/00_data.ipynb #a28b9727
+PROVENANCE_KIND = 'dflash_nb_regen provenance'
+
+def _is_provenance(q) -> bool:
+    "Whether `q` is the record `dflash_nb_regen` writes beside its answers (NAME.json: one JSON object with the run's settings and sessions), not data."
+    if not str(q).endswith('.json') or Path(q).stat().st_size > 1 << 24: return False
+    try: d = json.loads(Path(q).read_bytes())
+    except (OSError, ValueError): return False
+    return (isinstance(d, dict) and not {'messages', 'conversations'} & set(d)
+            and (d.get('kind') == PROVENANCE_KIND or {'output', 'settings', 'command'} <= set(d)))   # (written before 'kind' existed)
+
 def _resolve(paths)->list:
-    "Data files named by `paths`: a file, a folder (its *.jsonl and *.json, also gzipped, sorted), or a list of them."
+    "Data files named by `paths`: a file, a folder (its *.jsonl and *.json, also gzipped, sorted; provenance records of `dflash_nb_regen` left out), or a list of them."
     out = []
     for p in ([paths] if isinstance(paths, (str, os.PathLike)) else list(paths)):
         p = Path(p)
         if p.is_dir():
-            fs = sorted(q for q in p.iterdir() if q.name.endswith(_DATA_SUFFIXES) and q.is_file())
+            fs = sorted(q for q in p.iterdir() if q.name.endswith(_DATA_SUFFIXES) and q.is_file() and not _is_provenance(q))
             if not fs: raise DataError("folder holds no .jsonl or .json files (or .jsonl.gz, .json.gz)", path=p)
             out += fs
-        elif p.is_file(): out.append(p)
+        elif p.is_file():
+            if _is_provenance(p): raise DataError("the record dflash_nb_regen writes beside its answers, not data: give the answers (NAME.jsonl.gz) or their folder", path=p)
+            out.append(p)
         else: raise DataError("no such file or folder", path=p)
     if not out: raise DataError("no data files given")
     return out

@@ -353,11 +353,10 @@ def _prompt_messages(p, i) -> list:
 
 # %% ../nbs/07_eval.ipynb #919312b7
 def encode_prompt(tokenizer, messages, chat_template_kwargs:dict=None, **template_kwargs) -> torch.Tensor:
-    "LongTensor[S] of `messages` with the generation prompt, under the template arguments training uses (default: `template_kwargs(tokenizer)`)."
-    from dflash_nb.data import prompt_text
+    "LongTensor[S] of `messages` with the generation prompt, under the template arguments training uses (default: `template_kwargs(tokenizer)`), contents as text."
+    from dflash_nb.chat import prompt_ids
     kw = None if chat_template_kwargs is None and not template_kwargs else {**(chat_template_kwargs or {}), **template_kwargs}
-    text = prompt_text(tokenizer, messages, kw)
-    return torch.tensor(tokenizer(text, add_special_tokens=False)['input_ids'], dtype=torch.long)
+    return torch.tensor(prompt_ids(tokenizer, messages, kw), dtype=torch.long)
 
 # %% ../nbs/07_eval.ipynb #5e3b028c
 def default_stop_ids(model, tokenizer) -> list[int]:

@@ -6,23 +6,24 @@
 from __future__ import annotations
 import time
 _T0 = time.time()  # a command-line call's --deadline-s counts from here, before the slow imports
-import argparse, datetime, hashlib, importlib.metadata, json, os, platform, re, shlex, shutil, signal, subprocess, sys
+import argparse, contextlib, datetime, errno, hashlib, importlib.metadata, json, math, os, platform, re, shlex, shutil, signal, socket, subprocess, sys
 from pathlib import Path
 import torch
 from tqdm import tqdm
 
 # %% auto #0
-__all__ = ['IDENTITY', 'RegenError', 'read_prompts', 'prompt_key', 'answered_keys', 'select_prompts', 'pick_turns',
+__all__ = ['IDENTITY', 'LOCK_NAME', 'RegenError', 'read_prompts', 'prompt_key', 'answered_keys', 'select_prompts', 'pick_turns',
            'plan_batches', 'match_outputs', 'answer_batch', 'read_jsonl_lines', 'batch_estimate', 'part_records',
-           'complete_prefix', 'merge', 'settings_diff', 'out_paths', 'check_resume', 'visible_gpus', 'worker_env',
-           'parse_args', 'PartCounter', 'provenance', 'regen', 'main']
+           'complete_prefix', 'merge', 'settings_diff', 'out_paths', 'saved_settings', 'check_resume', 'set_aside',
+           'OutLock', 'visible_gpus', 'worker_env', 'parse_args', 'PartCounter', 'provenance', 'regen', 'main']
 
 # %% ../nbs/00a_regen.ipynb #3bbd7132
 import dflash_nb
 from .data import DataError, _iter_records, normalize_conversation, open_text, template_kwargs
 from .answers import regenerate, write_jsonl
 from .targets import TargetError, demo_target, load_tokenizer
-from .run import threading_main
+from .run import threading_main, _libc, _tie_to
+from .chat import EFFORTS, effort_kwargs, is_harmony
 
 # %% ../nbs/00a_regen.ipynb #2ba35978
 class RegenError(ValueError):
@@ -46,18 +47,25 @@ def read_prompts(path) -> list:
 def _users(rec) -> list:
     return [m['content'] for m in normalize_conversation(rec, require_assistant=False) if m['role'] == 'user']
 
-def prompt_key(rec) -> tuple:
-    "What identifies a prompt across files: its `chat` and `turn` when it has both, else its user turns."
-    return ('chat', rec['chat'], rec['turn']) if 'chat' in rec and 'turn' in rec else ('users', *_users(rec))
+def _context(rec, turns:str='all') -> list:
+    "`[role, content]` of each message of `rec` up to the user turn answered last ('first': its first user turn)."
+    ms = normalize_conversation(rec, require_assistant=False)
+    u = [i for i, m in enumerate(ms) if m['role'] == 'user']
+    return [[m['role'], m['content']] for m in ms[:(u[0] if turns == 'first' else u[-1]) + 1]]
+
+def prompt_key(rec, turns:str='all') -> str:
+    "What identifies a prompt across files: sha256 of its whole context and its `chat` and `turn`; the key an answer of this command carries."
+    if isinstance(rec.get('prompt_key'), str): return rec['prompt_key']
+    return hashlib.sha256(json.dumps([_context(rec, turns), rec.get('chat'), rec.get('turn')], ensure_ascii=False).encode()).hexdigest()
 
 # %% ../nbs/00a_regen.ipynb #d5355cb0
 def answered_keys(files) -> set:
     "The `prompt_key` of every record of the answer `files` (what `--skip` leaves out)."
     return {prompt_key(r) for f in files for r in read_prompts(f)}
 
-def select_prompts(recs, skip=frozenset(), limit:int=None) -> list:
-    "The records whose key is not in `skip`, the first `limit` of them, in file order."
-    return [r for r in recs if prompt_key(r) not in skip][:limit]
+def select_prompts(recs, skip=frozenset(), limit:int=None, turns:str='all') -> list:
+    "The records whose key (under `turns`) is not in `skip`, the first `limit` of them, in file order."
+    return [r for r in recs if prompt_key(r, turns) not in skip][:limit]
 
 # %% ../nbs/00a_regen.ipynb #2f2314a1
 def pick_turns(recs, turns:str='auto') -> str:
@@ -93,28 +101,43 @@ def answer_batch(model, tok, batch, st:dict, seed:int, tmp) -> tuple:
     "Answer `batch` `[(index, record), ...]` with the settings `st`: `(lines for the part file, answer tokens, regenerate's counts)`."
     r = regenerate(model, tok, [x[1] for x in batch], tmp, max_new_tokens=st['max_new_tokens'], batch_size=len(batch),
                    temperature=st['temperature'], top_p=st['top_p'], seed=seed, turns=st['turns'],
-                   chat_template_kwargs=st['chat_template_kwargs'], progress=False)
+                   chat_template_kwargs=st['chat_template_kwargs'], keep_analysis=st.get('keep_analysis', False), progress=False)
     got = read_jsonl_lines(tmp)
-    ks = match_outputs([x[1] for x in batch], got)
-    lines = [{**o, **{f: v for f, v in batch[k][1].items() if f not in ('messages', 'conversations')}, 'i': batch[k][0]} for k, o in zip(ks, got)]
-    lines += [{'i': batch[k][0], 'left_out': True} for k in sorted(set(range(len(batch))) - set(ks))]
+    lines = [{**o, **{f: v for f, v in batch[k][1].items() if f not in ('messages', 'conversations')},
+              'prompt_key': prompt_key(batch[k][1], st['turns']), 'i': batch[k][0]} for k, o in zip(r['kept'], got)]
+    lines += [{'i': batch[k][0], 'left_out': True} for k in sorted(set(range(len(batch))) - set(r['kept']))]
     answers = [m['content'] for o in got for m in o['messages'] if m['role'] == 'assistant']
     return lines, sum(map(len, tok(answers, add_special_tokens=False)['input_ids'])) if answers else 0, r
 
 # %% ../nbs/00a_regen.ipynb #2ee661de
 def read_jsonl_lines(path) -> list:
-    "The records of a JSONL file written line by line; a last line cut short by a kill is left out, and so is a missing file."
-    if not Path(path).exists(): return []
+    "The records of a JSONL file written line by line: whole lines only (one cut by a kill, even inside a UTF-8 character, is left out); none for a missing file or one that is not a regular file."
+    if not Path(path).is_file(): return []   # (a device or a pipe planted in its place is never read: it may not end)
     out = []
-    for l in Path(path).read_text(encoding='utf-8').splitlines():
+    for l in Path(path).read_bytes().split(b'\n')[:-1]:   # what follows the last newline is a line never finished
         try: out.append(json.loads(l))
-        except json.JSONDecodeError: pass
+        except ValueError: pass          # JSON or UTF-8 cut short
     return out
 
+# %% ../nbs/00a_regen.ipynb #67e8f1b5
+def _write_json(path, obj):
+    "Write `obj` as JSON atomically (a temporary file, synced, then renamed): a kill leaves the old file or the new one."
+    path = Path(path); tmp = path.with_name(f'.{path.name}.tmp{os.getpid()}')
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f: f.write(json.dumps(obj, indent=1, ensure_ascii=False)); f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally: tmp.unlink(missing_ok=True)
+
+def _read_json(path, default=None):
+    "The JSON object in `path`, or `default` when it is missing, cut short or not an object."
+    try: obj = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError): return default
+    return obj if isinstance(obj, dict) else default
+
 # %% ../nbs/00a_regen.ipynb #ba0c975d
-def batch_estimate(hist, n:int) -> float:
-    "Seconds to allow for a batch of `n` prompts, from `hist` `[(size, seconds), ...]` of the batches run (0 before any)."
-    if not hist: return 0.0
+def batch_estimate(hist, n:int, load_s:float=0.) -> float:
+    "Seconds to allow for a batch of `n` prompts, from `hist` `[(size, seconds), ...]` of the batches run; before any, the loading time `load_s`."
+    if not hist: return load_s
     same = [t for m, t in hist if m >= n]
     return 1.25 * (max(same) if same else max(t * n / m for m, t in hist))
 
@@ -125,7 +148,8 @@ def part_records(parts) -> dict:
     "`{index: line}` of every answer (or left-out mark) in the part files of all sessions in `parts`; an earlier one wins."
     got = {}
     for f in sorted(Path(parts).glob('s*-r*.answers.jsonl'), key=_session_rank):
-        for x in read_jsonl_lines(f): got.setdefault(x['i'], x)
+        for x in read_jsonl_lines(f):
+            if isinstance(x, dict) and isinstance(x.get('i'), int): got.setdefault(x['i'], x)
     return got
 
 # %% ../nbs/00a_regen.ipynb #e5a35708
@@ -142,7 +166,7 @@ def merge(parts, n:int, dst) -> dict:
     return dict(records=n, answered=len(answers), left_out=len(got) - len(answers), complete_prefix=complete_prefix(got, n), complete=len(got) == n)
 
 # %% ../nbs/00a_regen.ipynb #fec2eed4
-IDENTITY = ('prompts_sha256', 'skip_sha256', 'limit', 'records', 'model', 'turns', 'chat_template_kwargs',
+IDENTITY = ('prompts_sha256', 'skip_sha256', 'limit', 'records', 'model', 'turns', 'chat_template_kwargs', 'keep_analysis',
             'temperature', 'top_p', 'seed', 'max_new_tokens')
 
 def settings_diff(old:dict, new:dict) -> str:
@@ -154,22 +178,89 @@ def out_paths(outdir, name:str) -> tuple:
     "`(answers, provenance record, part-file folder)` of the run `name` in `outdir`."
     o = Path(outdir); return o / f'{name}.jsonl.gz', o / f'{name}.json', o / f'.parts-{name}'
 
-def check_resume(outdir, name:str, ident:dict, restart:bool=False) -> str:
-    "'new', 'resume' (part files of the same settings) or 'done' (a complete output of the same settings); else a `RegenError`."
+def _sessions(parts) -> list:
+    "The session numbers in `parts`, from their records and their processes' files."
+    return sorted({int(m[1]) for f in Path(parts).glob('s*') if (m := re.match(r's(\d+)(?:\.json$|-r\d+\.)', f.name))})
+
+def saved_settings(parts):
+    "The settings of the part files in `parts`: `settings.json`, else the copy in the newest session record that holds one; None if none can be read."
+    p = Path(parts)
+    for f in [p / 'settings.json'] + [p / f's{s}.json' for s in reversed(_sessions(p))]:
+        d = _read_json(f)
+        if f.name != 'settings.json': d = (d or {}).get('settings')
+        if isinstance(d, dict): return d
+    return None
+
+# %% ../nbs/00a_regen.ipynb #6c45e081
+def check_resume(outdir, name:str, ident:dict) -> str:
+    "'new', 'resume' (part files of the same settings) or 'done' (a complete output of the same settings); else a `RegenError` saying the way on."
     dst, meta, parts = out_paths(outdir, name)
-    if restart: shutil.rmtree(parts, ignore_errors=True); dst.unlink(missing_ok=True); meta.unlink(missing_ok=True)
-    if (parts / 'settings.json').exists():
-        if d := settings_diff(json.loads((parts / 'settings.json').read_text()), ident):
-            raise RegenError(f"{parts} holds an unfinished run with other settings ({d}): finish it with its own settings, or pass --restart")
-        return 'resume'
-    shutil.rmtree(parts, ignore_errors=True)   # a folder without settings: a launcher that died while starting
+    keep = f"pass --restart (what it answered is kept, moved to {Path(outdir) / f'.previous-{name}-<time>'}/)"
+    if parts.is_dir():
+        if (old := saved_settings(parts)) is None:
+            if part_records(parts): raise RegenError(f"{parts}: its settings.json is damaged and no session record holds a copy: {keep}")
+            shutil.rmtree(parts)   # nothing answered: a launcher that died while starting
+        elif d := settings_diff(old, ident):
+            raise RegenError(f"{parts} holds an unfinished run with other settings ({d}): finish it with its own settings, or {keep}")
+        else: return 'resume'
     if not dst.exists(): return 'new'
-    old = json.loads(meta.read_text()).get('settings', {}) if meta.exists() else None
-    if d := ('no provenance record beside it' if old is None else settings_diff(old, ident)):
-        raise RegenError(f"{dst} exists ({d}): choose another --name, or pass --restart to answer again")
-    if not json.loads(meta.read_text()).get('complete'):
+    prov = _read_json(meta, {})
+    if d := ('no readable provenance record beside it' if not isinstance(prov.get('settings'), dict) else settings_diff(prov['settings'], ident)):
+        raise RegenError(f"{dst} exists ({d}): choose another --name, or pass --restart (it is kept, moved to {Path(outdir) / f'.previous-{name}-<time>'}/)")
+    if not prov.get('complete'):
         raise RegenError(f"{dst} is incomplete and its part files are gone: pass it to --skip with another --name, or --restart")
     return 'done'
+
+# %% ../nbs/00a_regen.ipynb #150b0e6a
+def set_aside(outdir, name:str):
+    "Move an earlier run of `name` (answers, provenance, part files) to OUTDIR/.previous-NAME-<time>/, its part files' answers merged there; `(folder, answers kept)` or None."
+    dst, meta, parts = out_paths(outdir, name)
+    old = [p for p in (dst, meta, parts) if p.exists()]
+    if not old: return None
+    stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1
+    while (aside := Path(outdir) / (f'.previous-{name}-{stamp}' + (f'-{n}' if n > 1 else ''))).exists(): n += 1
+    aside.mkdir()
+    for p in old: shutil.move(str(p), str(aside / p.name))
+    got = part_records(aside / parts.name)
+    if got: write_jsonl(aside / dst.name, [{k: v for k, v in got[i].items() if k != 'i'} for i in sorted(got) if not got[i].get('left_out')])
+    return aside, sum(1 for _ in open_text(aside / dst.name)) if (aside / dst.name).exists() else 0
+
+# %% ../nbs/00a_regen.ipynb #b095d3a1
+LOCK_NAME = '.dflash_nb_regen.lock'
+
+def _holder(fd) -> dict:
+    "What the lock file says of its holder (retried while the holder is writing it)."
+    for _ in range(20):
+        try:
+            if h := json.loads(os.pread(fd, 4096, 0) or b'null'): return h
+        except ValueError: pass
+        time.sleep(0.05)
+    return {}
+
+# %% ../nbs/00a_regen.ipynb #da5487cf
+class OutLock:
+    "An exclusive `flock` on OUTDIR/.dflash_nb_regen.lock naming its holder; the kernel drops it when the holder and every process it passed it to are gone."
+    def __init__(self, outdir): self.outdir, self.fd = Path(outdir), None
+    def acquire(self, command:str=''):
+        "Take the lock (creating the folder), or raise a `RegenError` naming the holder."
+        import fcntl
+        d = self.outdir
+        if d.exists() and not d.is_dir(): raise RegenError(f"{d}: exists and is not a folder; choose another output folder")
+        try: d.mkdir(parents=True, exist_ok=True); fd = os.open(d / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as e:
+            raise RegenError(f"{d / LOCK_NAME}: cannot open it ({'a symbolic link' if e.errno == errno.ELOOP else e.strerror or e}); choose another output folder") from None
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            h = _holder(fd); os.close(fd); pid = h.get('pid', '<pid>')
+            raise RegenError(f"{d}: in use by another dflash_nb_regen (pid {pid} on {h.get('host', '?')}, since {h.get('since', '?')}: "
+                             f"{h.get('command', '?')}); wait for it to end, stop it (kill -TERM {pid} keeps what it answered), or choose another output folder") from None
+        me = dict(pid=os.getpid(), host=socket.gethostname(), since=datetime.datetime.now().isoformat(' ', 'seconds'), command=command)
+        os.ftruncate(fd, 0); os.pwrite(fd, json.dumps(me).encode(), 0); self.fd = fd
+        return self
+    def release(self):
+        if self.fd is not None: os.close(self.fd); self.fd = None
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.release()
 
 # %% ../nbs/00a_regen.ipynb #6412acc5
 def _load_target(path, device:str) -> tuple:
@@ -186,66 +277,132 @@ def _halve(batches, b:int) -> list:
     cap = max(1, len(batches[b]) // 2)
     return batches[:b] + [x[i:i + cap] for x in batches[b:] for i in range(0, len(x), cap)]
 
+# %% ../nbs/00a_regen.ipynb #75f7bfa5
+class _Stop(BaseException): "A signal stopped this process (never half-way through writing a batch's lines)."
+
+class _Signals:
+    "SIGTERM/SIGINT: `_Stop` at once, except inside `whole()`, where it waits for the block's end; after `quiet` it is only noted."
+    def __init__(self): self.signum, self.count, self.writing, self.quiet = None, 0, False, False
+    def __call__(self, signum, frame):
+        self.count += 1; self.signum = self.signum or signum
+        if not (self.writing or self.quiet): raise _Stop()
+    @contextlib.contextmanager
+    def whole(self):
+        "A block a signal does not cut."
+        self.writing = True
+        try: yield
+        finally: self.writing = False
+        if self.signum is not None and not self.quiet: raise _Stop()
+    def install(self):
+        for s in (signal.SIGTERM, signal.SIGINT): signal.signal(s, self)
+        return self
+
 # %% ../nbs/00a_regen.ipynb #6e47e828
-def _append(out, log, lines:list, counts:dict):
-    "Append a batch's answers to the part file `out`, then its counts (and answers cut at the length) to `log`; flush both."
-    out.write(''.join(json.dumps(x, ensure_ascii=False) + '\n' for x in lines)); out.flush()
+def _append(out, log, lines:list, counts:dict, sig, mid=None):
+    "Append a batch's answers to the part file `out`, then its counts to `log` (unbuffered binary files); a signal meanwhile waits until all is written."
     cut = sum(any(m.get('finished') is False for m in x.get('messages', ())) for x in lines)
-    log.write(json.dumps(dict(counts, unfinished=cut)) + '\n'); log.flush()
+    data = [(out, json.dumps(x, ensure_ascii=False) + '\n') for x in lines] + [(log, json.dumps(dict(counts, unfinished=cut)) + '\n')]
+    with sig.whole():
+        for k, (f, text) in enumerate(data):
+            v = memoryview(text.encode())
+            try:
+                while v: v = v[f.write(v):]
+            except OSError as e: raise OSError(e.errno, e.strerror, f.name) from None
+            if k == 0 and mid: mid()     # tests: a signal lands half-way through a batch
 
 # %% ../nbs/00a_regen.ipynb #481d76b0
 def _batch_seed(seed:int, session:int, rank:int, b:int) -> int: return seed * 1_000_003 + session * 100_003 + rank * 10_007 + b
 
+# %% ../nbs/00a_regen.ipynb #358113b0
+def _now(run:dict) -> float:
+    "The time: `time.time()`, or the number in the test clock's file when `run` names one."
+    if not (f := run.get('test_clock')): return time.time()
+    while True:
+        try: return float(Path(f).read_text())
+        except (OSError, ValueError): time.sleep(0.01)   # tests replace the file atomically; this is only a guard
+
+def _hold(run:dict, where:str, sig):
+    "Tests: at `where` named by `--hold`, say so on stderr and wait for a signal, or (at `load` and `after:N`) for the test clock to move."
+    if where not in run.get('hold', ()): return
+    t0, clock = _now(run), run.get('test_clock') and where.split(':')[0] in ('load', 'after')
+    print(f"[dflash_nb_regen] holding at {where}", file=sys.stderr, flush=True)
+    while sig.signum is None and not (clock and _now(run) != t0): time.sleep(0.02)
+
 # %% ../nbs/00a_regen.ipynb #418d3178
-def _answer_all(model, tok, st, run, rank, batches, out, log, tmp) -> dict:
-    "Answer `batches` in order, appending to the part files `out` and `log`; stop early at the deadline or without a launcher."
+def _answer_all(model, tok, st, run, rank, batches, out, log, tmp, sig, load_s:float=0.) -> dict:
+    "Answer `batches` in order, appending to the part files `out` and `log`; stop before a batch that would end after the deadline, or without a launcher."
     hist, b, stat = [], 0, dict(stopped_early=False, oom_splits=0)
     while b < len(batches):
-        if run['deadline_at'] and time.time() + batch_estimate(hist, len(batches[b])) > run['deadline_at']:
+        if b: _hold(run, f'after:{b}', sig)
+        if run['deadline_at'] and _now(run) + batch_estimate(hist, len(batches[b]), load_s) > run['deadline_at']:
             stat.update(stopped_early=True, not_started=sum(map(len, batches[b:]))); break
         if os.getppid() != run['launcher_pid']: stat.update(launcher_gone=True); break
-        tb = time.time()
+        tb = _now(run)
         try: lines, ntok, r = answer_batch(model, tok, batches[b], st, _batch_seed(st['seed'], run['session'], rank, b), tmp)
         except torch.cuda.OutOfMemoryError:
             if len(batches[b]) == 1: raise
             torch.cuda.empty_cache(); batches = _halve(batches, b); stat['oom_splits'] += 1; continue
-        dt = time.time() - tb; hist.append((len(batches[b]), dt))
+        _hold(run, f'generate:{b}', sig)
+        dt = _now(run) - tb; hist.append((len(batches[b]), dt))
         _append(out, log, lines, dict(size=len(batches[b]), answered=r['written'], s=round(dt, 2), answer_tokens=ntok, empty=r['empty'],
-                                      cut_in_thought=r['cut_in_thought']))
+                                      cut_in_thought=r['cut_in_thought'], too_long=r['too_long']), sig, lambda: _hold(run, f'write:{b}', sig))
         b += 1
         if run.get('stop_after') and b >= run['stop_after']: os._exit(9)   # tests: die as a killed process would
     return stat
 
+# %% ../nbs/00a_regen.ipynb #85f53f73
+def _ranges(idx) -> list:
+    "Sorted indices as `[[start, stop], ...]`: the prompts a session is given, in a few numbers rather than a copy of the prompts."
+    out = []
+    for i in idx:
+        if out and out[-1][1] == i: out[-1][1] += 1
+        else: out.append([i, i + 1])
+    return out
+
+def _expand(ranges) -> list: return [i for s, e in ranges for i in range(s, e)]
+
 # %% ../nbs/00a_regen.ipynb #85d4ca66
 def _worker(parts, session:int, rank:int) -> int:
-    "Process `rank` of session `session`: answer its share of the prompts, appending to its part files."
-    parts = Path(parts); st, run = (json.loads((parts / f).read_text()) for f in ('settings.json', f's{session}.json'))
-    pre, dev = parts / f's{session}-r{rank}', 'cuda' if torch.cuda.is_available() else 'cpu'
-    if dev == 'cpu': torch.set_num_threads(max(1, (os.cpu_count() or 1) // run['procs']))
-    mine = [(x['i'], x['rec']) for x in read_jsonl_lines(f'{pre}.todo.jsonl')]
-    tok, model = _load_target(run['model_path'], dev)
-    stat = dict(rank=rank, device=torch.cuda.get_device_name() if dev == 'cuda' else platform.processor() or 'cpu',
-                assigned=len(mine), load_s=round(time.time() - run['start'], 2))
-    with open(f'{pre}.answers.jsonl', 'a', encoding='utf-8') as out, open(f'{pre}.batches.jsonl', 'a') as log:
-        stat.update(_answer_all(model, tok, st, run, rank, plan_batches(mine, run['batch_size'], run['chunk_batches'], run['first_batch']),
-                                out, log, f'{pre}.tmp.jsonl'))
+    "Process `rank` of session `session`: answer its share, appending to its part files; 128+N when signal N stopped it, 1 when it could not write."
+    sig, parts = _Signals().install(), Path(parts)
+    st, run = _read_json(parts / 'settings.json'), _read_json(parts / f's{session}.json')
+    pre, dev, stat, code = parts / f's{session}-r{rank}', 'cuda' if torch.cuda.is_available() else 'cpu', dict(rank=rank), 0
+    try:
+        if dev == 'cpu': torch.set_num_threads(max(1, (os.cpu_count() or 1) // run['procs']))
+        recs = read_jsonl_lines(parts / 'prompts.jsonl')
+        mine = [(i, recs[i]) for i in _expand(run['todo'])[rank::run['procs']]]
+        tok, model = _load_target(run['model_path'], dev)
+        _hold(run, 'load', sig)
+        load_s = _now(run) - run['start']
+        stat.update(device=torch.cuda.get_device_name() if dev == 'cuda' else platform.processor() or 'cpu', assigned=len(mine), load_s=round(load_s, 2))
+        with open(f'{pre}.answers.jsonl', 'ab', buffering=0) as out, open(f'{pre}.batches.jsonl', 'ab', buffering=0) as log:
+            stat.update(_answer_all(model, tok, st, run, rank, plan_batches(mine, run['batch_size'], run['chunk_batches'], run['first_batch']),
+                                    out, log, f'{pre}.tmp.jsonl', sig, load_s))
+    except _Stop: stat['stopped_by'] = signal.Signals(sig.signum).name
+    except OSError as e:
+        print(f"error: cannot write {e.filename}: {e.strerror or e}", file=sys.stderr, flush=True); stat['error'], code = f"{e.filename}: {e.strerror}", 1
+    sig.quiet = True
     Path(f'{pre}.tmp.jsonl').unlink(missing_ok=True)
-    Path(f'{pre}.json').write_text(json.dumps(dict(stat, wall_s=round(time.time() - run['start'], 2)), indent=1))
-    return 0
+    try: _write_json(f'{pre}.json', dict(stat, wall_s=round(_now(run) - run['start'], 2)))
+    except OSError: code = code or 1
+    return 128 + sig.signum if sig.signum else code
 
 # %% ../nbs/00a_regen.ipynb #834f179b
-def visible_gpus() -> list:
-    "The GPU ids for each process's CUDA_VISIBLE_DEVICES: the variable's own entries, else every GPU torch sees (none on a CPU)."
+def visible_gpus(device:str='auto') -> list:
+    "The GPU ids for the processes' CUDA_VISIBLE_DEVICES: none for `device` 'cpu'; else the variable's own entries, or every GPU torch sees."
+    if device == 'cpu': return []
     vis = os.environ.get('CUDA_VISIBLE_DEVICES')
-    if vis is not None: return [d.strip() for d in vis.split(',') if d.strip() and d.strip() != '-1']
-    return [str(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
+    if vis is not None: gpus = [d.strip() for d in vis.split(',') if d.strip() and d.strip() != '-1']
+    else: gpus = [str(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
+    if device == 'cuda' and not gpus: raise RegenError("--device cuda: no GPU is visible (CUDA_VISIBLE_DEVICES and torch see none)")
+    return gpus
 
 # %% ../nbs/00a_regen.ipynb #d4efdfa2
 def worker_env(gpus:list, rank:int) -> dict:
-    "Environment of process `rank`: its GPU (round robin over `gpus`) and this package first on PYTHONPATH."
+    "Environment of process `rank`: its GPU (round robin over `gpus`; none when `gpus` is empty, even on a GPU machine) and this package first on PYTHONPATH."
     root = str(Path(dflash_nb.__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p and p != root]))
-    if gpus: env['CUDA_VISIBLE_DEVICES'] = gpus[rank % len(gpus)]
+    env['CUDA_VISIBLE_DEVICES'] = gpus[rank % len(gpus)] if gpus else ''
     return env
 
 # %% ../nbs/00a_regen.ipynb #c4bdc2f7
@@ -272,18 +429,22 @@ def _answer_options(p):
     g.add_argument('--seed', type=int, default=0, metavar='N', help="seed of the sampled answers: the same command gives the same answers (default: 0)")
     g.add_argument('--turns', choices=('auto', 'first', 'all'), default='auto', help="user turns answered in a record holding several: 'all' in order, 'first', or 'auto' (all when any record has several) (default: auto)")
     g.add_argument('--enable-thinking', choices=('auto', 'on', 'off'), default='auto', help="chat-template thinking switch, as dflash_nb_train's: 'auto' (non-thinking when the template reads enable_thinking), 'on', 'off' (default: auto)")
+    g.add_argument('--reasoning-effort', choices=EFFORTS, help="reasoning effort for a chat template that reads it (gpt-oss: low, medium, high; its default is medium); refused for one that does not (default: none given)")
 
 # %% ../nbs/00a_regen.ipynb #c2dccda5
 def _run_options(p):
     g = p.add_argument_group('processes, batches and time')
+    g.add_argument('--device', choices=('auto', 'cpu', 'cuda'), default='auto', help="where the processes answer: 'auto' (every visible GPU, else the CPU), 'cpu' (even on a GPU machine), 'cuda' (default: auto)")
     g.add_argument('--procs', type=int, metavar='N', help="processes (default: one per visible GPU, 1 on a CPU)")
     g.add_argument('--batch-size', type=int, metavar='N', help="prompts per generate call; one that runs out of GPU memory is halved, and so are those after it (default: 1024 on a GPU, 8 on a CPU)")
     g.add_argument('--chunk-batches', type=int, default=4, metavar='N', help="batches per length-sorted chunk: more pads less, fewer keeps the answered part closer to a prefix of the file (default: 4)")
     g.add_argument('--first-batch', type=int, metavar='N', help="size of each process's first batch, which times the rest for --deadline-s (default: --batch-size)")
     g.add_argument('--deadline-s', type=float, default=0.0, metavar='S', help="end within S seconds of the start with what is answered (0: no deadline); the same command again answers the rest (default: 0)")
-    g.add_argument('--reserve-s', type=float, metavar='S', help="of --deadline-s, kept for merging and writing (default: min(30, deadline/4))")
+    g.add_argument('--reserve-s', type=float, metavar='S', help="of --deadline-s, kept for stopping, merging and writing (default: min(30, deadline/4))")
     g.add_argument('--progress', action=argparse.BooleanOptionalAction, default=True, help="show a progress bar (prompts answered, answer tokens/s) on stderr (default: on)")
     p.add_argument('--stop-after-batches', type=int, help=argparse.SUPPRESS)   # tests: every process dies after N batches
+    p.add_argument('--hold', default='', help=argparse.SUPPRESS)                # tests: processes wait at these points (load, after:N, generate:N, write:N)
+    p.add_argument('--test-clock', help=argparse.SUPPRESS)                      # tests: a file holding the time, moved by hand
 
 # %% ../nbs/00a_regen.ipynb #86eafe8a
 def _parser():
@@ -298,12 +459,15 @@ def parse_args(argv) -> argparse.Namespace:
 
 # %% ../nbs/00a_regen.ipynb #a6d1a951
 def _check_options(a):
+    for act in _parser()._actions:
+        if act.type is float and (v := getattr(a, act.dest)) is not None and not math.isfinite(v): raise RegenError(f"{act.option_strings[0]} {v}: must be a finite number")
     pos = lambda v: v is None or v >= 1   # None: the default
     for name, ok, want in (('max_new_tokens', a.max_new_tokens >= 1, 'at least 1'), ('temperature', a.temperature >= 0, '0 (greedy) or more'),
                            ('top_p', 0 < a.top_p <= 1, 'in (0, 1]'), ('procs', pos(a.procs), 'at least 1'),
                            ('batch_size', pos(a.batch_size), 'at least 1'), ('chunk_batches', a.chunk_batches >= 1, 'at least 1'),
                            ('first_batch', pos(a.first_batch), 'at least 1'), ('limit', pos(a.limit), 'at least 1'),
-                           ('deadline_s', a.deadline_s >= 0, '0 (none) or more')):
+                           ('deadline_s', a.deadline_s >= 0, '0 (none) or more'), ('stop_after_batches', pos(a.stop_after_batches), 'at least 1'),
+                           ('reserve_s', a.reserve_s is None or (a.deadline_s > 0 and 0 <= a.reserve_s < a.deadline_s), 'at least 0 and less than --deadline-s')):
         if not ok: raise RegenError(f"--{name.replace('_', '-')} {getattr(a, name)}: must be {want}")
 
 # %% ../nbs/00a_regen.ipynb #02b1699d
@@ -316,48 +480,52 @@ def _sha256(path) -> str:
 
 # %% ../nbs/00a_regen.ipynb #33041ef7
 def _target(a) -> tuple:
-    "The target's folder (the demo's converted first) and tokenizer, and the chat-template arguments of `--enable-thinking`."
+    "The target's folder (the demo's converted first) and tokenizer, the chat-template arguments of `--enable-thinking` and `--reasoning-effort`, and whether to keep gpt-oss's analysis channel."
     path = demo_target() if a.target == 'demo' else Path(a.target)
     try: tok = load_tokenizer(path)
     except TargetError as e: raise TargetError(f"--target: {e}") from None
-    try: kw = template_kwargs(tok, a.enable_thinking)
+    try: kw = template_kwargs(tok, 'auto' if is_harmony(tok) else a.enable_thinking)   # gpt-oss: 'on' keeps its analysis channel
     except ValueError as e: raise RegenError(f"--enable-thinking {a.enable_thinking}: {e}") from None
-    return path, tok, kw
+    try: kw.update(effort_kwargs(tok, a.reasoning_effort))
+    except ValueError as e: raise RegenError(f"--reasoning-effort: {e}") from None
+    return path, tok, kw, is_harmony(tok) and a.enable_thinking == 'on'
 
 # %% ../nbs/00a_regen.ipynb #43cbcb8b
 def _inputs(a) -> tuple:
     "The prompts to answer (after --skip and --limit), the target's folder, and the settings the answers depend on."
     recs, skip = read_prompts(a.prompts), [s.strip() for s in a.skip.split(',') if s.strip()]
-    todo = select_prompts(recs, answered_keys(skip), a.limit)
-    path, tok, kw = _target(a)
+    turns = pick_turns(recs, a.turns)
+    todo = select_prompts(recs, answered_keys(skip), a.limit, turns)
+    path, tok, kw, keep = _target(a)
     st = dict(prompts=a.prompts, prompts_sha256=_sha256(a.prompts), skip=skip, skip_sha256=[_sha256(s) for s in skip],
               limit=a.limit, records=len(todo), model='dflash_nb.targets.demo_target()' if a.target == 'demo' else a.target,
-              turns=pick_turns(todo, a.turns), chat_template_kwargs=kw, temperature=a.temperature, top_p=a.top_p, seed=a.seed,
+              turns=turns, chat_template_kwargs=kw, keep_analysis=keep, temperature=a.temperature, top_p=a.top_p, seed=a.seed,
               max_new_tokens=a.max_new_tokens)
     return todo, path, st
 
 # %% ../nbs/00a_regen.ipynb #60f148f9
-def _session(a, parts, session:int, recs, todo:list, path, gpus:list, start:float, prog:str, argv) -> dict:
-    "Write the settings of this session and the share `todo[r::procs]` of each process; return the session's settings."
+def _session(a, parts, session:int, todo:list, path, gpus:list, start:float, command:str, st:dict) -> dict:
+    "Write the settings of session `session`, which answers the prompts `todo` (indices); return them."
     procs, batch = a.procs or max(1, len(gpus)), a.batch_size or (1024 if gpus else 8)
     reserve = a.reserve_s if a.reserve_s is not None else min(30.0, a.deadline_s / 4)
     run = dict(session=session, date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
-               command=' '.join([prog, shlex.join(list(argv))]), procs=procs, gpus=len(gpus), dtype='bfloat16' if gpus else 'float32',
+               command=command, procs=procs, gpus=len(gpus), device=a.device, dtype='bfloat16' if gpus else 'float32',
                batch_size=batch, chunk_batches=a.chunk_batches, first_batch=a.first_batch or batch, deadline_s=a.deadline_s,
                reserve_s=reserve, start=start, deadline_at=start + a.deadline_s - reserve if a.deadline_s else None,
-               model_path=str(Path(path).resolve()), launcher_pid=os.getpid(), stop_after=a.stop_after_batches)
-    for r in range(procs): write_jsonl(parts / f's{session}-r{r}.todo.jsonl', [{'i': i, 'rec': recs[i]} for i in todo[r::procs]])
-    (parts / f's{session}.json').write_text(json.dumps(run, indent=1))
+               model_path=str(Path(path).resolve()), launcher_pid=os.getpid(), todo=_ranges(todo), settings=st,
+               stop_after=a.stop_after_batches, hold=[h for h in a.hold.split(',') if h], test_clock=a.test_clock)
+    _write_json(parts / f's{session}.json', run)
     return run
 
 # %% ../nbs/00a_regen.ipynb #b3d714d9
-def _start(parts, run:dict, gpus:list) -> list:
-    "Start the session's processes (`python -m dflash_nb.regen --worker ...`), each writing its output to its log."
-    procs = []
+def _start(parts, run:dict, gpus:list, lock_fd:int=None) -> list:
+    "Start the session's processes (`python -m dflash_nb.regen --worker ...`): each in a session of its own, tied to the launcher, holding the lock `lock_fd`, its output to its log."
+    me, libc, procs = os.getpid(), _libc(), []
     for r in range(run['procs']):
         with open(parts / f"s{run['session']}-r{r}.log", 'w') as log:
             procs.append(subprocess.Popen([sys.executable, '-m', 'dflash_nb.regen', '--worker', str(parts), str(run['session']), str(r)],
-                                          env=worker_env(gpus, r), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+                                          env=worker_env(gpus, r), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          start_new_session=True, pass_fds=() if lock_fd is None else (lock_fd,), preexec_fn=lambda: _tie_to(me, libc)))
     return procs
 
 # %% ../nbs/00a_regen.ipynb #64753949
@@ -372,64 +540,73 @@ class PartCounter:
             if not f.exists(): continue
             with open(f, 'rb') as fh: fh.seek(self.pos[r]); data = fh.read()
             end = data.rfind(b'\n') + 1   # whole lines only
-            for x in map(json.loads, data[:end].splitlines()):
-                self.done += x['size']; self.tokens[r] += x['answer_tokens']; self.secs[r] += x['s']
+            for l in data[:end].splitlines():
+                try: x = json.loads(l); self.done += x['size']; self.tokens[r] += x['answer_tokens']; self.secs[r] += x['s']
+                except (ValueError, KeyError, TypeError): pass
             self.pos[r] += end
         return self.done, sum(t / s for t, s in zip(self.tokens, self.secs) if s)
 
 # %% ../nbs/00a_regen.ipynb #8cd69be6
-def _wait(procs:list, counter:PartCounter, bar, hard_at) -> tuple:
-    "Wait for the processes, moving the bar; kill those still running at `hard_at`, or all on Ctrl-C / SIGTERM. `(killed ranks, interrupted)`."
-    interrupted, seen = False, 0
+def _stop_procs(procs:list, grace_s:float, sig=None) -> tuple:
+    "SIGTERM each live process (it stops between lines), wait up to `grace_s` (less if the launcher gets another signal), then SIGKILL the rest: `(signalled, killed)` ranks."
+    live, n = [r for r, p in enumerate(procs) if p.poll() is None], sig.count if sig else 0
+    for r in live: procs[r].send_signal(signal.SIGTERM)
+    t0 = time.time()
+    while any(procs[r].poll() is None for r in live) and time.time() - t0 < grace_s and not (sig and sig.count > n): time.sleep(0.05)
+    killed = [r for r in live if procs[r].poll() is None]
+    for r in killed: procs[r].kill()
+    for p in procs: p.wait()
+    return live, killed
+
+# %% ../nbs/00a_regen.ipynb #0b2c0c34
+def _wait(procs:list, counter:PartCounter, bar, run:dict, sig, hard_at:float=None, grace_s:tuple=(30., 30.)) -> dict:
+    "Wait for the processes, moving the bar; on a signal to the launcher or at `hard_at` stop them (`grace_s`: for a signal, at the deadline). `{'why', 'stopped', 'killed'}`."
+    seen, why = 0, None
     def tick():
         nonlocal seen
         n, rate = counter.update(); bar.update(n - seen); seen = n; bar.set_postfix_str(f"{rate:,.0f} answer tokens/s")
-    try:
-        while any(p.poll() is None for p in procs) and not (hard_at and time.time() > hard_at): tick(); time.sleep(0.5)
-    except KeyboardInterrupt: interrupted = True
-    finally:   # whatever happened, no process outlives the launcher's wait
-        killed = [r for r, p in enumerate(procs) if p.poll() is None]
-        for r in killed: procs[r].kill()
-        for p in procs: p.wait()
+    while any(p.poll() is None for p in procs):
+        tick()
+        why = signal.Signals(sig.signum).name if sig.signum else 'deadline' if hard_at is not None and _now(run) > hard_at else None
+        if why: break
+        time.sleep(0.2)
+    stopped, killed = _stop_procs(procs, grace_s[why == 'deadline'], sig) if why else ([], [])
     tick(); bar.close()
-    return killed, interrupted
-
-# %% ../nbs/00a_regen.ipynb #0b2c0c34
-class _Terminated(KeyboardInterrupt): "SIGTERM (e.g. from `timeout`), handled as Ctrl-C: kill the processes, merge, write."
-
-def _on_sigterm(signum, frame): raise _Terminated()
+    return dict(why=why, stopped=stopped, killed=killed)
 
 # %% ../nbs/00a_regen.ipynb #1adb35fa
 def _rank_record(pre, r:int, ended:dict) -> dict:
     "One process of a session: its own record (or how it ended, if it wrote none) with its batches and totals."
-    st = {'rank': r, **ended, **(json.loads(Path(f'{pre}.json').read_text()) if Path(f'{pre}.json').exists() else {})}
-    bl = read_jsonl_lines(f'{pre}.batches.jsonl'); gen = sum(x['s'] for x in bl)
-    return dict(st, answered=sum(x['answered'] for x in bl), answer_tokens=sum(x['answer_tokens'] for x in bl), gen_s=round(gen, 2),
-                answer_tokens_per_s=round(sum(x['answer_tokens'] for x in bl) / gen) if gen else None, batches=bl)
+    st = {'rank': r, **ended, **_read_json(f'{pre}.json', {})}
+    bl = [x for x in read_jsonl_lines(f'{pre}.batches.jsonl') if isinstance(x, dict)]; gen = sum(x.get('s', 0) for x in bl)
+    tok = sum(x.get('answer_tokens', 0) for x in bl)
+    return dict(st, answered=sum(x.get('answered', 0) for x in bl), attempted=sum(x.get('size', 0) for x in bl), answer_tokens=tok, gen_s=round(gen, 2),
+                answer_tokens_per_s=round(tok / gen) if gen else None, batches=bl)
 
 # %% ../nbs/00a_regen.ipynb #c401b540
-_RUN_KEYS = ('session', 'date', 'command', 'procs', 'gpus', 'dtype', 'batch_size', 'chunk_batches', 'first_batch', 'deadline_s', 'reserve_s', 'wall_s')
+_RUN_KEYS = ('session', 'date', 'command', 'procs', 'gpus', 'device', 'dtype', 'batch_size', 'chunk_batches', 'first_batch', 'deadline_s', 'reserve_s',
+             'stopped', 'wall_s')
 
 def _session_record(parts, s:int) -> dict:
-    "Session `s` as the provenance record keeps it: its settings, how its processes ended, and each process's record."
-    run = json.loads((parts / f's{s}.json').read_text())
-    ranks = [_rank_record(parts / f's{s}-r{r}', r, run.get('ended', {}).get(str(r), {})) for r in range(run['procs'])]
+    "Session `s` as the provenance record keeps it: its settings, how its processes ended, and each process's record (`damaged` if its record is unreadable)."
+    if (run := _read_json(parts / f's{s}.json')) is None: return dict(session=s, damaged=True, ranks=[])
+    ranks = [_rank_record(parts / f's{s}-r{r}', r, run.get('ended', {}).get(str(r), {})) for r in range(run.get('procs', 0))]
     return dict({k: run.get(k) for k in _RUN_KEYS}, ranks=ranks)
 
 # %% ../nbs/00a_regen.ipynb #e9350efc
 def provenance(parts, st:dict, counts:dict, dst) -> dict:
     "The provenance record of the answers in `dst`: counts, settings, versions, date, command, and every session."
-    sessions = [_session_record(parts, s) for s in sorted(int(f.stem[1:]) for f in parts.glob('s*.json') if re.fullmatch(r's\d+', f.stem))]
-    ranks = [r for s in sessions for r in s['ranks']]
-    tok = sum(r['answer_tokens'] for r in ranks)
+    sessions = [_session_record(Path(parts), s) for s in _sessions(parts) if (Path(parts) / f's{s}.json').exists()]
+    ranks, last = [r for s in sessions for r in s['ranks']], (sessions or [dict(ranks=[])])[-1]
     ver = importlib.metadata.version
-    return dict(output=str(dst), **counts, **{k: sum(sum(x.get(k, 0) for x in r['batches']) for r in ranks) for k in ('unfinished', 'empty', 'cut_in_thought')},
-                answer_tokens=tok, answer_tokens_per_s=round(sum(r['answer_tokens_per_s'] or 0 for r in sessions[-1]['ranks'])) if sessions else None,
-                stopped_early=any(r.get('stopped_early') for r in sessions[-1]['ranks']) if sessions else False,
-                wall_s=round(sum(s['wall_s'] or 0 for s in sessions), 2), settings=st,
+    return dict(kind='dflash_nb_regen provenance', output=str(dst), **counts,
+                **{k: sum(sum(x.get(k, 0) for x in r['batches']) for r in ranks) for k in ('unfinished', 'empty', 'cut_in_thought', 'too_long')},
+                answer_tokens=sum(r['answer_tokens'] for r in ranks), answer_tokens_per_s=round(sum(r['answer_tokens_per_s'] or 0 for r in last['ranks'])),
+                stopped_early=last.get('stopped') == 'deadline' or any(r.get('stopped_early') for r in last['ranks']), stopped=last.get('stopped'),
+                wall_s=round(sum(s.get('wall_s') or 0 for s in sessions), 2), settings=st,
                 versions=dict(python=platform.python_version(), torch=ver('torch'), transformers=ver('transformers'), dflash_nb=dflash_nb.__version__),
                 date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'),
-                command=sessions[-1]['command'] if sessions else None, sessions=sessions)
+                command=next((s['command'] for s in reversed(sessions) if s.get('command')), None), sessions=sessions)
 
 # %% ../nbs/00a_regen.ipynb #ba8d983d
 def _error(msg): sys.stderr.write(f"dflash_nb_regen: error: {msg}\n"); sys.stderr.flush()
@@ -449,25 +626,32 @@ def _header(a, st:dict, n_done:int, run:dict, parts) -> str:
             f"{st['max_new_tokens']} new tokens, turns {st['turns']}, chat template arguments {st['chat_template_kwargs'] or 'none'}")
 
 # %% ../nbs/00a_regen.ipynb #88b8b193
-def _report(run:dict, procs:list, killed:list, parts) -> list:
+def _why(log, rc:int) -> str:
+    "Why a process ended with status `rc`: its last error line, else its traceback's last line, else the signal that killed it."
+    text = Path(log).read_text(errors='replace') if Path(log).exists() else ''
+    if errs := [l[7:] for l in text.splitlines() if l.startswith('error: ')]: return errs[-1]
+    if 'Traceback' in text: return [l for l in re.split(r'[\r\n]+', text.split('Traceback')[-1]) if l.strip()][-1][-300:]
+    return f"killed by {signal.Signals(-rc).name}" if rc < 0 and -rc in signal.Signals._value2member_map_ else 'no error in its log (killed?)'
+
+def _report(run:dict, procs:list, stop:dict, parts) -> list:
     "Record how each process ended in the session's file; one error line for each that failed by itself."
-    ended = {str(r): dict(rc=p.returncode, killed=r in killed) for r, p in enumerate(procs)}
+    ended = {str(r): dict(rc=p.returncode, stopped=stop['why'] if r in stop['stopped'] else None, killed=r in stop['killed']) for r, p in enumerate(procs)}
     f = parts / f"s{run['session']}.json"
-    f.write_text(json.dumps(dict(json.loads(f.read_text()), ended=ended, wall_s=round(time.time() - run['start'], 2)), indent=1))
-    failed = [r for r, p in enumerate(procs) if p.returncode != 0 and r not in killed]
+    _write_json(f, dict(_read_json(f, run), ended=ended, stopped=stop['why'], wall_s=round(_now(run) - run['start'], 2)))
+    failed = [r for r, p in enumerate(procs) if p.returncode != 0 and r not in stop['stopped']]
     for r in failed:
         log = parts / f"s{run['session']}-r{r}.log"
-        text = log.read_text(errors='replace') if log.exists() else ''
-        why = [l for l in re.split(r'[\r\n]+', text.split('Traceback')[-1]) if l.strip()][-1][-300:] if 'Traceback' in text else 'no error in its log (killed?)'
-        _error(f"process {r} stopped with exit status {procs[r].returncode} before answering its share: {why} (its log: {log})")
+        _error(f"process {r} stopped with exit status {procs[r].returncode} before answering its share: {_why(log, procs[r].returncode)} (its log: {log})")
     return failed
 
 # %% ../nbs/00a_regen.ipynb #cbaba90d
 def _finish(parts, st:dict, n:int, dst, meta) -> dict:
-    "Merge, write the provenance record, and remove the part files if every prompt was attempted."
-    counts = merge(parts, n, dst)
+    "Merge, write the provenance record, and remove the part files if every prompt was attempted (only once both are written)."
+    try: counts = merge(parts, n, dst)
+    except OSError as e: raise OSError(e.errno, e.strerror, str(dst)) from None
     rec = provenance(parts, st, counts, dst)
-    meta.write_text(json.dumps(rec, indent=1, ensure_ascii=False))
+    try: _write_json(meta, rec)
+    except OSError as e: raise OSError(e.errno, e.strerror, str(meta)) from None
     if counts['complete']: shutil.rmtree(parts)
     return rec
 
@@ -475,45 +659,61 @@ def _finish(parts, st:dict, n:int, dst, meta) -> dict:
 def _closing(rec:dict, dst, meta, parts) -> str:
     "The last line: what was answered, where it is, and what to do if anything is left."
     c = rec
-    done = (f"answered {c['answered']:,} of {c['records']:,} prompts" + (f" ({c['left_out']:,} left out: an empty answer, or a thought never closed)" if c['left_out'] else '')
+    done = (f"answered {c['answered']:,} of {c['records']:,} prompts" + (f" ({c['left_out']:,} left out: an empty answer, a thought never closed" + (f", {c['too_long']:,} prompts longer than the target's context" if c.get('too_long') else '') + ")" if c['left_out'] else '')
             + f", {c['answer_tokens']:,} answer tokens ({c['unfinished']:,} answers cut at --max-new-tokens): {dst} (provenance {meta})")
     if c['complete']: return done
     return done + (f"; not attempted yet: {c['records'] - c['answered'] - c['left_out']:,} (complete prefix {c['complete_prefix']:,}); the part files are kept "
                    f"in {parts}: run the same command again to answer the rest")
 
 # %% ../nbs/00a_regen.ipynb #705cf84d
-def regen(a, argv, start:float, prog:str='dflash_nb_regen') -> int:
-    "Run `dflash_nb_regen` with the parsed options `a`."
+def regen(a, argv, start:float, prog:str='dflash_nb_regen', sig=None) -> int:
+    "Run `dflash_nb_regen` with the parsed options `a`; `sig`: the `_Signals` installed by `main` (a signal stops the processes in order once they run)."
     _check_options(a)
+    if a.test_clock: start = _now(dict(test_clock=a.test_clock))
     recs, path, st = _inputs(a)
+    gpus, command = visible_gpus(a.device), ' '.join([prog, shlex.join(list(argv))])
     name = a.name or Path(a.prompts).name.split('.')[0] + ('_greedy' if a.temperature == 0 else f'_t{a.temperature:g}_s{a.seed}')
     dst, meta, parts = out_paths(a.outdir, name)
-    if check_resume(a.outdir, name, st, a.restart) == 'done':
-        _say(f"nothing left to answer: {dst} holds every answer of these settings (see {meta}; --restart answers again)"); return 0
-    parts.mkdir(parents=True, exist_ok=True); (parts / 'settings.json').write_text(json.dumps(st, indent=1))
-    done, gpus = part_records(parts), visible_gpus()
-    if len(done) == len(recs): _say(_closing(_finish(parts, st, len(recs), dst, meta), dst, meta, parts)); return 0
-    session = 1 + max((int(f.stem[1:]) for f in parts.glob('s*.json') if re.fullmatch(r's\d+', f.stem)), default=-1)
-    run = _session(a, parts, session, recs, [i for i in range(len(recs)) if i not in done], path, gpus, start, prog, argv)
-    _say(_header(a, st, len(done), run, parts))
-    return _run_session(a, parts, run, gpus, st, len(recs), len(done), dst, meta)
+    with OutLock(a.outdir).acquire(command) as lock:
+        if a.restart and (aside := set_aside(a.outdir, name)):
+            _say(f"--restart: the earlier run of {name} is kept in {aside[0]}/ ({aside[1]:,} answers in {aside[0] / dst.name}: --skip takes it)")
+        if check_resume(a.outdir, name, st) == 'done':
+            _say(f"nothing left to answer: {dst} holds every answer of these settings (see {meta}; --restart answers again)"); return 0
+        parts.mkdir(parents=True, exist_ok=True); _write_json(parts / 'settings.json', st)
+        if read_jsonl_lines(parts / 'prompts.jsonl') != recs: write_jsonl(parts / 'prompts.jsonl', recs)
+        done = part_records(parts)
+        if len(done) == len(recs): _say(_closing(_finish(parts, st, len(recs), dst, meta), dst, meta, parts)); return 0
+        run = _session(a, parts, 1 + max(_sessions(parts), default=-1), [i for i in range(len(recs)) if i not in done], path, gpus, start, command, st)
+        _say(_header(a, st, len(done), run, parts))
+        return _run_session(a, parts, run, gpus, st, len(recs), len(done), dst, meta, lock.fd, sig)
+
+# %% ../nbs/00a_regen.ipynb #7612426f
+def _too_short(run:dict, ranks:list) -> str:
+    "What a session that answered nothing before its deadline says."
+    loads = [r['load_s'] for r in ranks if r.get('load_s') is not None]
+    how = (f"loading the target took {max(loads):,.1f} s, and the first batch, judged against that, could not end by the deadline" if loads
+           else "the processes were still loading the target at the hard limit")
+    return (f"--deadline-s {run['deadline_s']:g}: nothing answered: {how} ({run['deadline_s']:g} s less --reserve-s {run['reserve_s']:g}); "
+            "give a longer --deadline-s: the same command answers them")
 
 # %% ../nbs/00a_regen.ipynb #beb030c7
-def _run_session(a, parts, run, gpus, st, n:int, n_done:int, dst, meta) -> int:
-    "Start the processes (if anything is left), wait for them under the deadline, then merge and report."
-    procs = _start(parts, run, gpus)
+def _run_session(a, parts, run, gpus, st, n:int, n_done:int, dst, meta, lock_fd:int=None, sig=None) -> int:
+    "Start the processes, wait for them under the deadline and the signals, then merge and report; the exit status."
+    sig = sig or _Signals(); sig.quiet = True     # from here a signal stops the processes in order, then the answers are merged
+    procs = _start(parts, run, gpus, lock_fd)
     bar = tqdm(total=n, initial=n_done, unit='prompt', disable=not a.progress, file=sys.stderr, dynamic_ncols=True,
                mininterval=0.5 if sys.stderr.isatty() else 30, desc='answered')
     hard = run['start'] + run['deadline_s'] - run['reserve_s'] / 2 if run['deadline_s'] else None
-    old = signal.signal(signal.SIGTERM, _on_sigterm) if threading_main() else None
-    try: killed, interrupted = _wait(procs, PartCounter(parts, run['session'], run['procs']), bar, hard)
-    finally:
-        if old is not None: signal.signal(signal.SIGTERM, old)
-    failed = _report(run, procs, killed, parts)
+    stop = _wait(procs, PartCounter(parts, run['session'], run['procs']), bar, run, sig, hard, (30., max(1., run['reserve_s'] / 4)))
+    failed = _report(run, procs, stop, parts)
     rec = _finish(parts, st, n, dst, meta)
-    if interrupted: _error("interrupted: the processes were stopped; the same command answers the rest")
+    if sig.signum: _error(f"stopped by {signal.Signals(sig.signum).name}: the processes finished the lines they were writing, the answers are merged; the same command answers the rest")
     _say(_closing(rec, dst, meta, parts))
-    return 1 if failed or interrupted else 0
+    if sig.signum: return 128 + sig.signum
+    if failed: return 1
+    now = rec['sessions'][-1]['ranks'] if rec['sessions'] else []
+    if run['deadline_s'] and not rec['complete'] and not sum(r['attempted'] for r in now): _error(_too_short(run, now)); return 1
+    return 0
 
 # %% ../nbs/00a_regen.ipynb #6c0c9f3b
 def main(argv=None, prog:str='dflash_nb_regen', start:float=None) -> int:
@@ -521,8 +721,16 @@ def main(argv=None, prog:str='dflash_nb_regen', start:float=None) -> int:
     start = start or (_T0 if argv is None else time.time())
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ['--worker']: return _worker(Path(argv[1]), int(argv[2]), int(argv[3]))
-    try: return regen(parse_args(argv), argv, start, prog)
+    sig = _Signals()       # until the processes start, a signal stops the command at once: nothing is being written yet
+    old = {s: signal.signal(s, sig) for s in (signal.SIGTERM, signal.SIGINT)} if threading_main() else {}
+    try: return regen(parse_args(argv), argv, start, prog, sig)
     except (RegenError, DataError, TargetError) as e: _error(e); return 2
+    except _Stop: _error(f"stopped by {signal.Signals(sig.signum).name} before any process started"); return 128 + sig.signum
+    except OSError as e:
+        _error(f"cannot write {e.filename}: {e.strerror or e}; nothing answered is lost (the part files stay until every answer is merged): "
+               "free some space, then run the same command again"); return 1
+    finally:
+        for s, h in old.items(): signal.signal(s, h)
 
 # %% ../nbs/00a_regen.ipynb #84ba76e6
 if __name__ == '__main__' and '__file__' in globals():
