@@ -268,9 +268,10 @@ def _tokenize(self:Trainer):
 
 # %% ../nbs/06_train.ipynb #099ff6e1
 def _load_data(self:Trainer):
-    "Find the target, check every input, and tokenize the data (first rank first) with the chat template's arguments."
+    "Find the target, check every input, tokenize the data (first rank first) with the chat template's arguments, and refuse token ids past the target's embedding."
     from dflash_nb.data import template_kwargs
     from dflash_nb.targets import demo_target
+    from dflash_nb.archs import check_embedded, TargetError
     c = self.cfg
     with self.stop.during('reading'):
         self.target_path = self.first_then_rest(demo_target) if c.target == 'demo' else Path(c.target)
@@ -282,6 +283,8 @@ def _load_data(self:Trainer):
     if self.ds.report is not None: self.say(self.ds.report.summary())
     self.say(f"chat template arguments (training and tau): {self.template_kwargs or 'none'} (--enable-thinking {c.enable_thinking})")
     if len(self.ds) == 0: raise ConfigError(f"--data {c.data}: no usable conversation (see the report above)")
+    try: check_embedded(self.ds.token_counts, self.tcfg.get_text_config().vocab_size, self.tokenizer, where=f"--data {c.data}")
+    except TargetError as e: raise ConfigError(str(e)) from None    # ids past the embedding (Gemma 3's released tokenizer has one)
 
 # %% ../nbs/06_train.ipynb #e028a28f
 def _bucket_edges(c:TrainConfig, lengths) -> list[int]:
