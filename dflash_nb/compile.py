@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_compile.ipynb #37da6626
 from __future__ import annotations
-import contextlib, contextvars, dataclasses, functools, importlib, inspect, json, os, re, shutil, subprocess, sys, threading, time, warnings
+import contextlib, contextvars, dataclasses, functools, importlib, inspect, json, os, re, shutil, subprocess, sys, threading, time, types, warnings
 from pathlib import Path
 import torch
 
@@ -45,18 +45,20 @@ class UncompiledCallError(RuntimeError):
 # %% ../nbs/04_compile.ipynb #ab194ef9
 def compiled_only(fn):
     "Decorate the body of a compiled entry point: raise `UncompiledCallError` if it ever runs eagerly."
-    @functools.wraps(fn)
+    compiling, err = torch.compiler.is_dynamo_compiling, UncompiledCallError    # closure cells, not globals (below)
     def _guarded(*args, **kwargs):
-        if not torch.compiler.is_dynamo_compiling():
-            raise UncompiledCallError(f"{fn.__qualname__} ran uncompiled: torch.compile fell back to eager "
-                                      "(recompile limit, graph break or FX-tracing race); see nbs/04_compile.ipynb")
+        if not compiling():
+            raise err(f"{fn.__qualname__} ran uncompiled: torch.compile fell back to eager "
+                      "(recompile limit, graph break or FX-tracing race); see nbs/04_compile.ipynb")
         return fn(*args, **kwargs)
     # A code object of its own: dynamo's graph cache and recompile limit are per code object, so guarded
-    # functions sharing `_guarded.__code__` would share (and exhaust) one recompile budget.
+    # functions sharing `_guarded.__code__` would share (and exhaust) one recompile budget. It runs in `fn`'s
+    # globals: see the test below.
     name = 'compiled_only__' + re.sub(r'\W', '_', getattr(fn, '__name__', 'fn'))
-    _guarded.__code__ = _guarded.__code__.replace(co_name=name, **({'co_qualname': name} if sys.version_info >= (3, 11) else {}))
-    _guarded.__compiled_only__ = True
-    return _guarded
+    code = _guarded.__code__.replace(co_name=name, **({'co_qualname': name} if sys.version_info >= (3, 11) else {}))
+    g = functools.wraps(fn)(types.FunctionType(code, getattr(fn, '__globals__', _guarded.__globals__), name, None, _guarded.__closure__))
+    g.__compiled_only__ = True
+    return g
 
 # %% ../nbs/04_compile.ipynb #e0c1db76
 class CompileConfigError(RuntimeError):
