@@ -13,10 +13,12 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['DFLASH2_KEYS', 'UNARY_KEYS', 'DFlash2Config', 'unary_from_target', 'grouped_causal_conv', 'DynamicConv',
+__all__ = ['DFLASH2_KEYS', 'UNARY_KEYS', 'DFLASH2_PY', 'DFlash2Config', 'unary_from_target', 'grouped_causal_conv', 'DynamicConv',
            'DFlash2DecoderLayer', 'CandidateSelector', 'DFlash2Drafter', 'unary_transform', 'top_candidates',
            'score_edges', 'selector_walk', 'proposal_logits', 'candidate_logits', 'selector_rows', 'selector_loss',
-           'dflash2_forward_loss', 'selector_alpha']
+           'dflash2_forward_loss', 'selector_alpha', 'dflash2_engine_shapes', 'engine_weight_names',
+           'missing_engine_weights', 'model_card2', 'load_drafter', 'drafter_tensors', 'reference_forward2',
+           'reference_select']
 
 # %% ../nbs/03d_dflash2.ipynb #64c50bf2
 from .drafter import DFlashConfig, DFlashDrafter, DFlashDecoderLayer, RMSNorm
@@ -353,3 +355,293 @@ def selector_alpha(alpha:float, progress:float, warmup:float=0.0, ramp:float=0.0
     "The selector loss weight at `progress` in [0, 1]: 0 before `warmup`, then linear up to `alpha` over `ramp`, then `alpha`."
     if progress < warmup: return 0.0
     return alpha if ramp <= 0 else alpha * min(1.0, (progress - warmup) / ramp)
+
+# %% ../nbs/03d_dflash2.ipynb #b06fd0dd
+from .drafter import DFLASH_PY, _atomic_write, _dtype_name, _load_checked, _engine_params, _as_engine_name, serving_warnings
+
+# %% ../nbs/03d_dflash2.ipynb #ecd45098
+def dflash2_engine_shapes(d:dict) -> dict:
+    "Name -> shape of the DFlash2 weights vLLM and SGLang read, for `config.json` dict `d` (a DFlash2 export's)."
+    dc, H, V = d.get('dflash_config') or {}, d['hidden_size'], d['vocab_size']
+    K, G, r = int(dc['conv_kernel_size']), int(dc['conv_group_size']), int(dc['selector_rank'])
+    conv = {'base_kernel': (2, K, H), 'kernel_projection.weight': (2 * K * (H // G), H)}
+    out = {f'layers.{i}.{m}.{k}': s for i in range(d['num_hidden_layers']) for m in ('attention_conv', 'mlp_conv') for k, s in conv.items()}
+    out.update({'candidate_selector.predecessor_codebook': (V, r), 'candidate_selector.successor_codebook': (V, r),
+                'candidate_selector.hidden_projection.weight': (r, H)})
+    return out
+
+def engine_weight_names(d:dict) -> set:
+    "Every weight name (engine spelling: q/k/v and gate/up stacked) that vLLM and SGLang read for `config.json` dict `d`, DFlash or DFlash2."
+    names = _engine_params(d)
+    return names | set(dflash2_engine_shapes(d)) if d.get('architectures') == ['DFlash2DraftModel'] else names
+
+def missing_engine_weights(d:dict, tensor_names) -> list:
+    "The names the engines read for `d` that tensors named `tensor_names` (export spelling) do not provide."
+    return sorted(engine_weight_names(d) - {_as_engine_name(k) for k in tensor_names})
+
+# %% ../nbs/03d_dflash2.ipynb #fdbb43ce
+DFLASH2_PY = DFLASH_PY.replace('"DFlash block drafter for', '"DFlash and DFlash2 block drafters for', 1) + r'''
+
+class DFlash2Conv(nn.Module):
+    "Both grouped dynamic causal convolutions around a sublayer (one block per call): prepare(u) -> (conv side 0, side 1's coefficients), finish(a, coef)."
+    def __init__(self, hidden_size, kernel_size, group_size):
+        super().__init__()
+        self.kernel_size, self.group_size = kernel_size, group_size
+        self.base_kernel = nn.Parameter(torch.zeros(2, kernel_size, hidden_size))
+        self.kernel_projection = nn.Linear(hidden_size, 2 * kernel_size * (hidden_size // group_size), bias=False)
+
+    def _conv(self, x, coef, side):
+        T, H = x.shape[-2:]
+        g = H // self.group_size
+        xg = x.float().unflatten(-1, (g, self.group_size))
+        c = self.base_kernel[side].float().view(self.kernel_size, g, self.group_size) + coef.float()[..., None]
+        y = c[..., 0, :, :] * xg
+        for j in range(1, min(self.kernel_size, T)):
+            y = y + c[..., j, :, :] * F.pad(xg[..., :-j, :, :], (0, 0, 0, 0, j, 0))
+        return y.flatten(-2).to(x.dtype)
+
+    def prepare(self, u):
+        coef = self.kernel_projection(u).unflatten(-1, (2, self.kernel_size, -1))
+        return self._conv(u, coef[..., 0, :, :], 0), coef[..., 1, :, :]
+
+    def finish(self, a, coef):
+        return self._conv(a, coef, 1)
+
+
+class DFlash2DecoderLayer(DFlashDecoderLayer):
+    "DFlash's layer with a convolution pair around attention and one around the MLP, inside the residual branches."
+    def __init__(self, config, layer_idx):
+        super().__init__(config, layer_idx)
+        K, G = int(_dflash(config, 'conv_kernel_size')), int(_dflash(config, 'conv_group_size'))
+        self.attention_conv = DFlash2Conv(config.hidden_size, K, G)
+        self.mlp_conv = DFlash2Conv(config.hidden_size, K, G)
+
+    def forward(self, h, ctx, cos, sin, attention_mask=None, cache=None):
+        u, coef = self.attention_conv.prepare(self.input_layernorm(h))
+        h = h + self.attention_conv.finish(self.self_attn(u, ctx, cos, sin, attention_mask, cache), coef)
+        v, coef = self.mlp_conv.prepare(self.post_attention_layernorm(h))
+        return h + self.mlp_conv.finish(self.mlp(v), coef)
+
+
+class DFlash2Selector(nn.Module):
+    "The candidate selector: predecessor/successor codebooks [V, r] (no .weight) and the hidden projection [r, H]."
+    def __init__(self, config):
+        super().__init__()
+        rank, self.top_k = int(_dflash(config, 'selector_rank')), int(_dflash(config, 'selector_top_k'))
+        self.predecessor_codebook = nn.Parameter(torch.zeros(config.vocab_size, rank))
+        self.successor_codebook = nn.Parameter(torch.zeros(config.vocab_size, rank))
+        self.hidden_projection = nn.Linear(config.hidden_size, rank, bias=False)
+
+
+class DFlash2DraftModel(DFlashDraftModel):
+    "The DFlash2 drafter: DFlash's call signature; `propose` walks the selector over each slot's top-C candidates."
+    _no_split_modules = ['DFlash2DecoderLayer']
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.layers = nn.ModuleList(DFlash2DecoderLayer(config, i) for i in range(config.num_hidden_layers))
+        self.candidate_selector = DFlash2Selector(config)
+        self.post_init()
+
+    def _init_weights(self, module):
+        super()._init_weights(module)
+        if isinstance(module, DFlash2Conv):
+            with torch.no_grad(): module.base_kernel.zero_()[:, 0] = 1.0; module.kernel_projection.weight.zero_()
+        elif isinstance(module, DFlash2Selector):
+            nn.init.normal_(module.predecessor_codebook, 0.0, self.config.initializer_range)
+            nn.init.zeros_(module.successor_codebook)
+
+    def compute_logits(self, hidden, output_head):
+        "Logits through the target's head, times output_multiplier, then softcapped (fp32)."
+        x = super().compute_logits(hidden, output_head).float() * float(_dflash(self.config, 'output_multiplier', 1.0))
+        cap = float(_dflash(self.config, 'final_logit_softcapping', 0.0) or 0.0)
+        return cap * torch.tanh(x / cap) if cap > 0 else x
+
+    def propose(self, hidden, anchor_ids, output_head, temperature=0.0):
+        "(draft tokens [B, N], candidates [B, N, C], proposal rows softmax(S[prev] / T) [B, N, C] or None) for the drafted slots' hidden states [B, N, H]."
+        s = self.candidate_selector
+        unary, cand = torch.topk(self.compute_logits(hidden, output_head), s.top_k, dim=-1)
+        e = s.hidden_projection(hidden.to(s.hidden_projection.weight.dtype)).float()
+        prev, path, q_rows = anchor_ids, [], []
+        for p in range(hidden.shape[1]):
+            pair = (s.predecessor_codebook[prev].float() * e[:, p])[:, None, :] * s.successor_codebook[cand[:, p]].float()
+            scores = unary[:, p] + pair.sum(-1)
+            if temperature > 0:
+                q = torch.softmax(scores / temperature, -1)
+                i = torch.multinomial(q, 1)[:, 0]
+                q_rows.append(q)
+            else:
+                i = scores.argmax(-1)
+            prev = cand[:, p].gather(-1, i[:, None])[:, 0]
+            path.append(prev)
+        return torch.stack(path, 1), cand, torch.stack(q_rows, 1) if q_rows else None
+'''
+
+# %% ../nbs/03d_dflash2.ipynb #fb87cb2d
+def model_card2(cfg:DFlash2Config, folder) -> str:
+    "README.md of a DFlash2 export in `folder`: what it is, the vLLM (V2 runner) and SGLang launch lines, loading it in Python, warnings."
+    tgt, d, B = cfg.target or 'TARGET_MODEL', str(folder), cfg.block_size
+    spec = json.dumps({'method': 'dflash', 'model': d, 'num_speculative_tokens': B - 1})
+    lines = [f"---\ntags: [dflash, dflash2, speculative-decoding, draft-model]\nbase_model: {tgt}\n---\n", f"# DFlash2 drafter for `{tgt}`\n",
+        f"A DFlash2 block drafter trained with dflash_nb: {cfg.num_hidden_layers} Qwen3-style layers (hidden {cfg.hidden_size}, "
+        f"{cfg.num_attention_heads} query and {cfg.num_key_value_heads} kv heads of {cfg.head_dim}), each with two grouped dynamic causal "
+        f"convolutions ({cfg.conv_kernel_size} taps, groups of {cfg.conv_group_size} channels), blocks of {B} tokens, context from target "
+        f"layers {cfg.target_layer_ids} (of {cfg.num_target_layers}), mask token {cfg.mask_token_id}; then a candidate selector that "
+        f"walks the top {cfg.selector_top_k} candidates of each slot (codebooks of rank {cfg.selector_rank}). It has no embedding and no "
+        f"LM head: it uses the target's.\n",
+        "## Serve it\n", f"vLLM 0.28 or newer, V2 model runner (`num_speculative_tokens` = block size - 1 = {B - 1}; the log should name "
+        f"`DFlash2Speculator`: the V1 runner refuses DFlash2 in 0.32, and drafted it as plain DFlash before):\n",
+        f"```sh\nVLLM_USE_V2_MODEL_RUNNER=1 vllm serve {tgt} --speculative-config '{spec}' --attention-backend flash_attn\n```\n",
+        f"SGLang with DFlash2 support (sglang #35371; the block size, {B}, from `dflash_config` or this flag):\n",
+        f"```sh\npython -m sglang.launch_server --model-path {tgt} --speculative-algorithm DFLASH --speculative-draft-model-path {d} "
+        f"--speculative-num-draft-tokens {B} --trust-remote-code\n```\n",
+        "## Load it in Python\n",
+        f"```python\nfrom dflash_nb.dflash2 import DFlash2Drafter\ndrafter = DFlash2Drafter.from_pretrained({d!r})\n\n"
+        f"from transformers import AutoModel   # without dflash_nb: the dflash.py beside the weights\n"
+        f"drafter = AutoModel.from_pretrained({d!r}, trust_remote_code=True)\n```\n"]
+    if (w := serving_warnings(cfg)): lines += ["## Warnings\n", ''.join(f"- {x}\n" for x in w)]
+    return '\n'.join(lines)
+
+# %% ../nbs/03d_dflash2.ipynb #e53682b5
+def _save_pretrained2(self, save_dir, dtype=None):
+    "Write a DFlash2 export (`model.safetensors`, `dflash.py`, `config.json` with `auto_map`, `README.md`), each file atomically; refused before writing if a weight the engines read is missing."
+    from safetensors.torch import save_file
+    save_dir = Path(save_dir)
+    sd = {k: v.detach().to('cpu', dtype or v.dtype).contiguous() for k, v in self.state_dict().items()}
+    cfg = self.config.to_hf_dict()
+    if (miss := missing_engine_weights(cfg, sd)):
+        raise ValueError(f"{save_dir}: not written: the drafter lacks weights the engines read ({', '.join(miss[:4])}"
+                         f"{', ...' if len(miss) > 4 else ''}); vLLM would serve uninitialised memory in their place")
+    cfg.update(dtype=_dtype_name(next(iter(sd.values())).dtype), auto_map={'AutoModel': 'dflash.DFlash2DraftModel'})
+    save_dir.mkdir(parents=True, exist_ok=True)
+    _atomic_write(save_dir / 'model.safetensors', lambda p: save_file(sd, p, metadata={'format': 'pt'}))
+    _atomic_write(save_dir / 'dflash.py', lambda p: Path(p).write_text(DFLASH2_PY))
+    _atomic_write(save_dir / 'README.md', lambda p: Path(p).write_text(model_card2(self.config, save_dir)))
+    _atomic_write(save_dir / 'config.json', lambda p: Path(p).write_text(json.dumps(cfg, indent=2) + '\n'))
+    for w in serving_warnings(self.config): print(f"warning: {save_dir.name}: {w}", file=sys.stderr)
+    return save_dir
+
+DFlash2Drafter.save_pretrained = _save_pretrained2
+
+# %% ../nbs/03d_dflash2.ipynb #07f08612
+@classmethod
+def _from_pretrained2(cls, path, device='cpu', dtype=None) -> DFlash2Drafter:
+    "Load a DFlash2 drafter saved in the z-lab HF format (ours or a published one)."
+    path = Path(path)
+    for f in ('config.json', 'model.safetensors'):
+        if not (path / f).exists(): raise FileNotFoundError(f"{path / f}: missing (expected a z-lab format drafter folder)")
+    cfg = DFlash2Config.from_hf_dict(json.loads((path / 'config.json').read_text()))
+    with torch.device(device): model = cls(cfg)
+    saved = _load_checked(model, path, device)
+    return model.to(dtype or saved).eval()
+
+DFlash2Drafter.from_pretrained = _from_pretrained2
+
+def load_drafter(path, device='cpu', dtype=None):
+    "A DFlash or DFlash2 drafter from an export folder, by the architecture its `config.json` names."
+    arch = (json.loads((Path(path) / 'config.json').read_text()).get('architectures') or [None])[0]
+    if arch not in ('DFlashDraftModel', 'DFlash2DraftModel'):
+        raise ValueError(f"{Path(path) / 'config.json'}: architectures {arch!r}: a drafter export names DFlashDraftModel or DFlash2DraftModel")
+    return (DFlash2Drafter if arch == 'DFlash2DraftModel' else DFlashDrafter).from_pretrained(path, device=device, dtype=dtype)
+
+# %% ../nbs/03d_dflash2.ipynb #f4378ec8
+def drafter_tensors(path) -> tuple[dict, str]:
+    "`(tensors, what)` of a drafter folder: an export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder (its newest complete checkpoint)."
+    from safetensors.torch import load_file
+    from dflash_nb.run import checkpoint_problem, find_checkpoint
+    p = Path(path)
+    if (p / 'model.safetensors').is_file(): return load_file(str(p / 'model.safetensors')), f"export {p}"
+    if (p / 'checkpoints').is_dir() and not (p / 'drafter.safetensors').exists():
+        if (ck := find_checkpoint(p)) is None: raise FileNotFoundError(f"{p}: a run folder without a complete checkpoint")
+        p = ck
+    if (p / 'drafter.safetensors').is_file():
+        if (why := checkpoint_problem(p)): raise ValueError(f"checkpoint {p}: {why}")
+        return load_file(str(p / 'drafter.safetensors')), f"checkpoint {p}"
+    raise FileNotFoundError(f"{p}: not a drafter export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder (checkpoints/)")
+
+# %% ../nbs/03d_dflash2.ipynb #b967802c
+def _dflash2_part(name:str) -> bool: return '_conv.' in name or name.startswith('candidate_selector.')
+
+def _warm_start(self, source) -> list[str]:
+    "Load the weights of a DFlash or DFlash2 drafter (folder, or tensors by name) into this one; returns the names left as they were (the DFlash2 parts a DFlash source lacks)."
+    tensors, what = (source, 'the tensors given') if isinstance(source, dict) else drafter_tensors(source)
+    own = self.state_dict()
+    if (extra := sorted(set(tensors) - set(own))): raise ValueError(f"{what}: {extra[0]} is not a weight of this drafter: another architecture")
+    if (miss := sorted(k for k in own if k not in tensors and not _dflash2_part(k))):
+        raise ValueError(f"{what} lacks {miss[0]}{f' (and {len(miss) - 1} more)' if len(miss) > 1 else ''}: not a drafter of this backbone")
+    for k, v in tensors.items():
+        if tuple(v.shape) != tuple(own[k].shape):
+            raise ValueError(f"{what}: {k} has shape {tuple(v.shape)}, this drafter's {tuple(own[k].shape)}: another backbone (sizes, layers, taps or vocabulary)")
+    with torch.no_grad():
+        for k, v in tensors.items(): own[k].copy_(v)
+    return sorted(k for k in own if k not in tensors)
+
+DFlash2Drafter.warm_start = _warm_start
+
+# %% ../nbs/03d_dflash2.ipynb #13b6c6df
+def _zlab_conv(x, dyn, base, group_size:int):
+    "z-lab's convolution over a whole call: starting from zero, for each tap add base[tap] * shifted and dyn[tap] * shifted (shifted: rows moved down by tap, zeros in)."
+    B, L, H = x.shape
+    xb = x.view(B, L, H // group_size, group_size)
+    out = torch.zeros_like(xb)
+    for j in range(base.shape[0]):
+        s = xb if j == 0 else F.pad(xb[:, :-j], (0, 0, 0, 0, j, 0))
+        out = out + base[j].view(1, 1, H // group_size, group_size) * s + dyn[:, :, j, :, None] * s
+    return out.view(B, L, H)
+
+# %% ../nbs/03d_dflash2.ipynb #d32482be
+def _reference_layer2(c, sd, p, h, ctx, cos, sin, norm, lin, rotate_half, repeat_kv, mlp_cls):
+    "One layer of `reference_forward2`: z-lab's decoder layer with its convolutions (whole heads RoPE, no mask)."
+    (B, Q), C, D, g = h.shape[:2], ctx.shape[1], c.head_dim, c.num_attention_heads // c.num_key_value_heads
+    K, G = c.dflash_config['conv_kernel_size'], c.dflash_config['conv_group_size']
+    dyn = lambda x, m: lin(x, p + m + '.kernel_projection').view(B, Q, 2, K, -1)
+    x = norm(p + 'input_layernorm', c.hidden_size)(h); k_att = dyn(x, 'attention_conv')
+    x = _zlab_conv(x, k_att[:, :, 0], sd[p + 'attention_conv.base_kernel'][0], G)
+    q = norm(p + 'self_attn.q_norm', D)(lin(x, p + 'self_attn.q_proj').view(B, Q, -1, D)).transpose(1, 2)
+    kv_in = torch.cat([ctx, x], 1)
+    k = norm(p + 'self_attn.k_norm', D)(lin(kv_in, p + 'self_attn.k_proj').view(B, C + Q, -1, D)).transpose(1, 2)
+    v = lin(kv_in, p + 'self_attn.v_proj').view(B, C + Q, -1, D).transpose(1, 2)
+    q, k = q * cos[:, None, -Q:] + rotate_half(q) * sin[:, None, -Q:], k * cos[:, None] + rotate_half(k) * sin[:, None]
+    att = torch.softmax(q @ repeat_kv(k, g).transpose(-1, -2) * D ** -0.5, -1) @ repeat_kv(v, g)
+    a = lin(att.transpose(1, 2).reshape(B, Q, -1), p + 'self_attn.o_proj')
+    h = h + _zlab_conv(a, k_att[:, :, 1], sd[p + 'attention_conv.base_kernel'][1], G)
+    x = norm(p + 'post_attention_layernorm', c.hidden_size)(h); k_mlp = dyn(x, 'mlp_conv')
+    mlp = mlp_cls(c); mlp.load_state_dict({k[len(p) + 4:]: v for k, v in sd.items() if k.startswith(p + 'mlp.')})
+    m = mlp(_zlab_conv(x, k_mlp[:, :, 0], sd[p + 'mlp_conv.base_kernel'][0], G))
+    return h + _zlab_conv(m, k_mlp[:, :, 1], sd[p + 'mlp_conv.base_kernel'][1], G)
+
+# %% ../nbs/03d_dflash2.ipynb #dc6ee7d3
+def _reference_parts(folder):
+    from transformers import Qwen3Config
+    from safetensors.torch import load_file
+    return Qwen3Config.from_pretrained(str(folder)), {k: v.float() for k, v in load_file(str(Path(folder) / 'model.safetensors')).items()}
+
+def reference_forward2(folder, target_hidden, noise_embedding, position_ids):
+    "Block hidden states that z-lab's reference `DFlash2DraftModel` computes from the export in `folder` (fp32, one block per call, no mask)."
+    from transformers.models.qwen3.modeling_qwen3 import Qwen3RMSNorm, Qwen3MLP, Qwen3RotaryEmbedding, rotate_half, repeat_kv
+    c, sd = _reference_parts(folder)
+    def norm(name, dim): m = Qwen3RMSNorm(dim, c.rms_norm_eps); m.weight.data = sd[name + '.weight']; return m
+    lin = lambda x, name: x @ sd[name + '.weight'].T
+    h, th = noise_embedding.float(), target_hidden.float()
+    cos, sin = Qwen3RotaryEmbedding(c)(h, position_ids)
+    ctx = norm('hidden_norm', c.hidden_size)(lin(th, 'fc'))
+    for i in range(c.num_hidden_layers):
+        h = _reference_layer2(c, sd, f'layers.{i}.', h, ctx, cos, sin, norm, lin, rotate_half, repeat_kv, Qwen3MLP)
+    return norm('norm', c.hidden_size)(h)
+
+# %% ../nbs/03d_dflash2.ipynb #52808c4b
+def reference_select(folder, hidden, head_weight, anchor_ids):
+    "Greedy drafts [B, N] of z-lab's `CandidateSelector.select` (temperature 0) for hidden states [B, N, H] of the drafted slots: unsorted top-C of the transformed logits, then the walk."
+    c, sd = _reference_parts(folder)
+    dc = c.dflash_config
+    logits = hidden.float() @ head_weight.float().T * float(dc.get('output_multiplier', 1.0))
+    if (cap := float(dc.get('final_logit_softcapping') or 0.0)) > 0: logits = torch.tanh(logits / cap) * cap
+    unary, cand = torch.topk(logits, dc['selector_top_k'], dim=-1, sorted=False)
+    e = hidden.float() @ sd['candidate_selector.hidden_projection.weight'].T
+    A, Bc = sd['candidate_selector.predecessor_codebook'], sd['candidate_selector.successor_codebook']
+    prev, path = anchor_ids, []
+    for p in range(hidden.shape[1]):
+        scores = unary[:, p] + torch.einsum('br,bkr->bk', A[prev] * e[:, p], Bc[cand[:, p]])
+        prev = cand[:, p].gather(-1, scores.argmax(-1, keepdim=True))[:, 0]
+        path.append(prev)
+    return torch.stack(path, 1)
