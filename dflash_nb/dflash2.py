@@ -4,7 +4,7 @@
 
 # %% ../nbs/03d_dflash2.ipynb #27da0324
 from __future__ import annotations
-import json, math, sys
+import json, math, sys, time
 from dataclasses import dataclass, fields
 from pathlib import Path
 import torch
@@ -18,7 +18,8 @@ __all__ = ['DFLASH2_KEYS', 'UNARY_KEYS', 'DFLASH2_PY', 'DFlash2Config', 'unary_f
            'score_edges', 'selector_walk', 'proposal_logits', 'candidate_logits', 'selector_rows', 'selector_loss',
            'dflash2_forward_loss', 'selector_alpha', 'dflash2_engine_shapes', 'engine_weight_names',
            'missing_engine_weights', 'model_card2', 'load_drafter', 'drafter_tensors', 'reference_forward2',
-           'reference_select']
+           'reference_select', 'make_drafter', 'start_from', 'init_problem', 'step_flops', 'published_27b_config',
+           'benchmark_dflash2']
 
 # %% ../nbs/03d_dflash2.ipynb #64c50bf2
 from .drafter import DFlashConfig, DFlashDrafter, DFlashDecoderLayer, RMSNorm
@@ -645,3 +646,106 @@ def reference_select(folder, hidden, head_weight, anchor_ids):
         prev = cand[:, p].gather(-1, scores.argmax(-1, keepdim=True))[:, 0]
         path.append(prev)
     return torch.stack(path, 1)
+
+# %% ../nbs/03d_dflash2.ipynb #76c6f554
+def make_drafter(cfg:DFlashConfig):
+    "A fresh drafter of the kind `cfg` describes: `DFlash2Drafter` for a `DFlash2Config`, else `DFlashDrafter`."
+    return DFlash2Drafter(cfg) if isinstance(cfg, DFlash2Config) else DFlashDrafter(cfg)
+
+def start_from(drafter, path) -> tuple[str, list]:
+    "Load the weights of the drafter folder `path` into `drafter` (DFlash2: a DFlash source leaves its own parts at the identity); `(what was read, names left as they were)`."
+    tensors, what = drafter_tensors(path)
+    if isinstance(drafter, DFlash2Drafter): return what, drafter.warm_start(tensors)
+    if (extra := sorted(set(tensors) - set(drafter.state_dict()))):
+        raise ValueError(f"{what}: {extra[0]} is not a weight of a DFlash drafter: a DFlash2 drafter cannot start a DFlash one (--drafter dflash2)")
+    drafter.load_state_dict(tensors)                      # strict: names and shapes, each problem named by torch
+    return what, []
+
+# %% ../nbs/03d_dflash2.ipynb #0a730c73
+def _header_shapes(path) -> dict:
+    "Name -> shape of the weights in the drafter folder `path`, read from its safetensors header."
+    from dflash_nb.run import _safetensors_header, find_checkpoint
+    p = Path(path)
+    if not (p / 'model.safetensors').is_file() and (p / 'checkpoints').is_dir(): p = find_checkpoint(p) or p
+    f = p / 'model.safetensors' if (p / 'model.safetensors').is_file() else p / 'drafter.safetensors'
+    if not f.is_file(): raise FileNotFoundError(f"{path}: not a drafter export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder with one")
+    return {k: tuple(v['shape']) for k, v in json.loads(_safetensors_header(f)[0]).items() if k != '__metadata__'}
+
+def init_problem(path, cfg:DFlashConfig) -> str|None:
+    "Why the drafter folder `path` cannot start a drafter of config `cfg` (None: it can): missing, another architecture, other shapes."
+    try: have = _header_shapes(path)
+    except (OSError, ValueError) as e: return str(e)
+    with torch.device('meta'): want = {k: tuple(v.shape) for k, v in make_drafter(cfg).state_dict().items()}
+    kind = 'DFlash2' if isinstance(cfg, DFlash2Config) else 'DFlash'
+    if (extra := sorted(set(have) - set(want))): return f"{extra[0]} is not a weight of a {kind} drafter: another architecture"
+    optional = {k for k in want if isinstance(cfg, DFlash2Config) and _dflash2_part(k)}
+    if (miss := sorted(set(want) - set(have) - optional)): return f"it lacks {miss[0]}: another backbone"
+    if (bad := [k for k in have if have[k] != want[k]]): return f"{bad[0]} has shape {have[bad[0]]}, this drafter's {want[bad[0]]}: another backbone (sizes, layers, taps or vocabulary)"
+    return None
+
+# %% ../nbs/03d_dflash2.ipynb #848747f2
+from .drafter import train_step_flops
+
+def step_flops(cfg:DFlashConfig, batch_size:int, seq_len:int, anchors, keep) -> dict:
+    "Model FLOPs of one forward and one training step of the drafter (DFlash or DFlash2) and its loss."
+    base = train_step_flops(cfg, batch_size, seq_len, anchors, keep)
+    if not isinstance(cfg, DFlash2Config): return base
+    T, M, H = anchors.numel() * cfg.block_size, anchors.numel() * (cfg.block_size - 1), cfg.hidden_size
+    K, g, r, C, V = cfg.conv_kernel_size, cfg.conv_groups, cfg.selector_rank, cfg.selector_top_k, cfg.vocab_size
+    conv = cfg.num_hidden_layers * 2 * (2 * T * H * 2 * K * g + 2 * 2 * K * T * H)
+    sel, topk = 2 * M * H * r + 2 * M * C * H + 2 * M * C * r, 2 * M * H * V
+    return dict(forward=base['forward'] + conv + sel + topk, train=base['train'] + 3 * (conv + sel) + topk)
+
+# %% ../nbs/03d_dflash2.ipynb #bbbfd4db
+def published_27b_config(**kw) -> DFlash2Config:
+    "The published Qwen3.8-27B DFlash2 drafter's config (spec2 §3.1); `kw` overrides fields."
+    d = dict(hidden_size=5120, intermediate_size=17408, num_hidden_layers=5, num_attention_heads=32, num_key_value_heads=8, head_dim=128,
+             vocab_size=248320, rms_norm_eps=1e-6, rope_theta=1e7, block_size=8, num_target_layers=64, target_layer_ids=[5, 19, 33, 47, 61],
+             mask_token_id=248070, layer_types=['sliding_attention'] * 5, sliding_window=2048, is_causal=False,
+             conv_kernel_size=2, conv_group_size=16, selector_rank=256, selector_top_k=16)
+    return DFlash2Config(**{**d, **kw})
+
+# %% ../nbs/03d_dflash2.ipynb #8fee982e
+def _param_counts(d) -> dict:
+    "Parameters of a DFlash2 drafter: all, the two codebooks, the convolutions, the rest of the selector."
+    n = lambda pred: sum(p.numel() for k, p in d.named_parameters() if pred(k))
+    return dict(params=n(lambda k: True), codebooks=n(lambda k: k.endswith('_codebook')), convs=n(lambda k: '_conv.' in k),
+                selector_other=n(lambda k: k.startswith('candidate_selector.') and not k.endswith('_codebook')))
+
+def _random_batch(cfg, batch_size:int, num_anchors:int, seq_len:int, device, seed:int=0) -> tuple:
+    "Random token ids, loss mask (a 16-token prompt), bf16 target features and anchors, as a step gets them."
+    from dflash_nb.drafter import sample_anchors
+    g = torch.Generator(device=device).manual_seed(seed)
+    ids = torch.randint(0, cfg.vocab_size - 1, (batch_size, seq_len), device=device, generator=g)
+    lm = torch.ones_like(ids); lm[:, :16] = 0
+    th = torch.randn(batch_size, seq_len, cfg.num_taps * cfg.hidden_size, device=device, dtype=torch.bfloat16, generator=g)
+    return (ids, lm, th, *sample_anchors(lm, num_anchors, g))
+
+# %% ../nbs/03d_dflash2.ipynb #ab872e76
+def benchmark_dflash2(cfg:DFlash2Config|None=None, batch_size:int=1, num_anchors:int=512, seq_len:int=3072, device='cuda',
+                      backend:str='flex', steps:int=5, warmup:int=2, compile_layers:bool=True, chunk_blocks:int=128,
+                      peak_tflops:float=790.0, seed:int=0) -> dict:
+    "Time DFlash2 training steps (forward, backward, MasterAdamW step) of a bf16 drafter on `device`: ms, TFLOP/s, MFU, peak GB, parameter counts."
+    from dflash_nb.train import MasterAdamW
+    cfg, dev = cfg or published_27b_config(), torch.device(device)
+    torch.manual_seed(seed)
+    d = DFlash2Drafter(cfg).to(device=dev, dtype=torch.bfloat16).train()
+    if compile_layers: d.compile_layers()
+    g = torch.Generator(device=dev).manual_seed(seed)
+    emb = torch.randn(cfg.vocab_size, cfg.hidden_size, device=dev, dtype=torch.bfloat16, generator=g)
+    head = torch.randn(cfg.vocab_size, cfg.hidden_size, device=dev, dtype=torch.bfloat16, generator=g) * cfg.hidden_size ** -0.5
+    ids, lm, th, anchors, keep = _random_batch(cfg, batch_size, num_anchors, seq_len, dev, seed)
+    opt = MasterAdamW(d.parameters(), lr=1e-5)
+    sync = (lambda: torch.cuda.synchronize(dev)) if dev.type == 'cuda' else (lambda: None)
+    def step():
+        out = dflash2_forward_loss(d, emb, head, ids, lm, th, anchors, keep, backend=backend, chunk_blocks=chunk_blocks)
+        (out['loss_sum'] / out['weight_sum']).backward(); opt.clip_and_step(1.0); opt.zero_grad()
+    for _ in range(warmup): step()
+    sync()
+    if dev.type == 'cuda': torch.cuda.reset_peak_memory_stats(dev)
+    t0 = time.perf_counter()
+    for _ in range(steps): step()
+    sync(); sec = (time.perf_counter() - t0) / steps
+    flops = step_flops(cfg, batch_size, seq_len, anchors, keep)['train']
+    return dict(ms=1e3 * sec, tflops=flops / sec / 1e12, mfu=flops / sec / 1e12 / peak_tflops,
+                peak_gb=torch.cuda.max_memory_allocated(dev) / 2**30 if dev.type == 'cuda' else float('nan'), **_param_counts(d))
