@@ -328,8 +328,8 @@ def selector_loss(drafter, z, head_weight, prev, gold, weights, gold_policy:str=
         total, stats = total + l, stats + s
     return dict(loss_sum=total, rows=stats[0], hits=stats[1], correct=stats[2])
 
-# %% ../nbs/03d_dflash2.ipynb #19409284
-from .drafter import prepare_targets, chunked_lm_loss
+# %% ../nbs/03d_dflash2.ipynb #b32f1ed4
+from .loss import prepare_targets, chunked_lm_loss
 
 def dflash2_forward_loss(drafter, embed_weight, head_weight, input_ids, loss_mask, target_hidden, anchors, keep,
                          gamma:float|None=None, backend:str='flex', chunk_blocks:int|None=128, targets:dict|None=None,
@@ -357,8 +357,9 @@ def selector_alpha(alpha:float, progress:float, warmup:float=0.0, ramp:float=0.0
     if progress < warmup: return 0.0
     return alpha if ramp <= 0 else alpha * min(1.0, (progress - warmup) / ramp)
 
-# %% ../nbs/03d_dflash2.ipynb #b06fd0dd
-from .drafter import DFLASH_PY, _atomic_write, _dtype_name, _load_checked, _engine_params, _as_engine_name, serving_warnings
+# %% ../nbs/03d_dflash2.ipynb #96238d2a
+from .drafter import DFLASH_PY, _atomic_write, _dtype_name, _load_checked, serving_warnings
+from .serving import _engine_params, _as_engine_name
 
 # %% ../nbs/03d_dflash2.ipynb #ecd45098
 def dflash2_engine_shapes(d:dict) -> dict:
@@ -683,8 +684,8 @@ def init_problem(path, cfg:DFlashConfig) -> str|None:
     if (bad := [k for k in have if have[k] != want[k]]): return f"{bad[0]} has shape {have[bad[0]]}, this drafter's {want[bad[0]]}: another backbone (sizes, layers, taps or vocabulary)"
     return None
 
-# %% ../nbs/03d_dflash2.ipynb #848747f2
-from .drafter import train_step_flops
+# %% ../nbs/03d_dflash2.ipynb #644ac716
+from .loss import train_step_flops
 
 def step_flops(cfg:DFlashConfig, batch_size:int, seq_len:int, anchors, keep) -> dict:
     "Model FLOPs of one forward and one training step of the drafter (DFlash or DFlash2) and its loss."
@@ -714,7 +715,7 @@ def _param_counts(d) -> dict:
 
 def _random_batch(cfg, batch_size:int, num_anchors:int, seq_len:int, device, seed:int=0) -> tuple:
     "Random token ids, loss mask (a 16-token prompt), bf16 target features and anchors, as a step gets them."
-    from dflash_nb.drafter import sample_anchors
+    from dflash_nb.loss import sample_anchors
     g = torch.Generator(device=device).manual_seed(seed)
     ids = torch.randint(0, cfg.vocab_size - 1, (batch_size, seq_len), device=device, generator=g)
     lm = torch.ones_like(ids); lm[:, :16] = 0
