@@ -297,11 +297,12 @@ def selector_rows(labels, weights):
     "`(predecessor, gold, weight)` [M] for slots 1..B-1 of every block, block-major: the predecessor is the gold token before (the anchor for slot 1)."
     return labels[..., :-1].reshape(-1), labels[..., 1:].reshape(-1), weights[..., 1:].reshape(-1).float()
 
-# %% ../nbs/03d_dflash2.ipynb #2d9cee89
-def _selector_chunk(sel, cfg, z, W, prev, gold, w, swap:bool, stop_gradient:bool):
-    "Selector CE sum and `[rows, hits, correct]` of one chunk of rows."
+# %% ../nbs/03d_dflash2.ipynb #3c53bc71
+def _selector_chunk(sel, cfg, z, W, prev, gold, w, swap:bool, stop_gradient:bool, cand=None):
+    "Selector CE sum and `[rows, hits, correct]` of one chunk of rows; `cand`: the rows' top-C ids if known (else taken here)."
     if stop_gradient: z = z.detach()
-    with torch.no_grad(): cand = torch.topk(F.linear(z.to(W.dtype), W), sel.top_k, dim=-1).indices
+    if cand is None:
+        with torch.no_grad(): cand = torch.topk(F.linear(z.to(W.dtype), W), sel.top_k, dim=-1).indices
     has = (cand == gold[:, None]).any(-1)
     if swap: cand = torch.where(has[:, None], cand, torch.cat([cand[:, :-1], gold[:, None]], 1))   # gold in for the weakest
     lab = (cand == gold[:, None]).float().argmax(-1)
@@ -316,15 +317,15 @@ def _selector_chunk(sel, cfg, z, W, prev, gold, w, swap:bool, stop_gradient:bool
 
 # %% ../nbs/03d_dflash2.ipynb #507361ad
 def selector_loss(drafter, z, head_weight, prev, gold, weights, gold_policy:str='drop', stop_gradient:bool=False,
-                  chunk_rows:int|None=None) -> dict:
-    "Teacher-forced selector CE over each row's top-C: dict(loss_sum (fp32, weighted), rows, hits (gold in top-C), correct (selector's pick = gold)); rows with weight 0 count nowhere."
+                  chunk_rows:int|None=None, cand=None) -> dict:
+    "Teacher-forced selector CE over each row's top-C (`cand` [M, C] if known): dict(loss_sum (fp32, weighted), rows, hits (gold in top-C), correct (selector's pick = gold)); rows with weight 0 count nowhere."
     if gold_policy not in ('drop', 'swap'): raise ValueError(f"selector_loss: gold_policy {gold_policy!r}: use 'drop' or 'swap'")
     if head_weight.requires_grad: raise ValueError("selector_loss: the LM head is frozen (it gets no gradient); pass head_weight.detach()")
     m = getattr(drafter, 'module', drafter)
     rows, total, stats = chunk_rows or z.shape[0], z.new_zeros((), dtype=torch.float32), z.new_zeros(3, dtype=torch.float32)
     for i in range(0, z.shape[0], rows):
         l, s = _selector_chunk(m.candidate_selector, m.config, z[i:i + rows], head_weight, prev[i:i + rows], gold[i:i + rows],
-                               weights[i:i + rows].float(), gold_policy == 'swap', stop_gradient)
+                               weights[i:i + rows].float(), gold_policy == 'swap', stop_gradient, None if cand is None else cand[i:i + rows])
         total, stats = total + l, stats + s
     return dict(loss_sum=total, rows=stats[0], hits=stats[1], correct=stats[2])
 
@@ -342,11 +343,11 @@ def dflash2_forward_loss(drafter, embed_weight, head_weight, input_ids, loss_mas
     hidden = drafter(target_hidden=target_hidden, noise_embedding=m.embed(targets['block_ids'], embed_weight), anchors=anchors,
                      keep=keep, backend=backend, masks=masks)
     dp = targets.get('dpace')
-    base, correct, count = chunked_lm_loss(hidden, head_weight, targets['labels'], targets['weights'], bs, chunk_blocks,
-                                           dpace_alpha=dp[1] if dp else None)
-    prev, gold, w = selector_rows(targets['labels'], targets['weights'])
-    sel = selector_loss(m, hidden.reshape(-1, bs, H)[:, 1:].reshape(-1, H), head_weight, prev, gold, w, gold_policy, stop_gradient,
-                        chunk_blocks and chunk_blocks * (bs - 1))
+    base, correct, count, used = chunked_lm_loss(hidden, head_weight, targets['labels'], targets['weights'], bs, chunk_blocks,
+                                                 dpace_alpha=dp[1] if dp else None, topk=m.candidate_selector.top_k, details=True)
+    prev, gold, _ = selector_rows(targets['labels'], targets['weights'])
+    sel = selector_loss(m, hidden.reshape(-1, bs, H)[:, 1:].reshape(-1, H), head_weight, prev, gold, used['weights'], gold_policy,
+                        stop_gradient, chunk_blocks and chunk_blocks * (bs - 1), cand=used['cand'])
     return dict(loss_sum=base + alpha * sel['loss_sum'], weight_sum=targets['weight_sum'], correct=correct, count=count,
                 base_loss_sum=base.detach(), sel_loss_sum=sel['loss_sum'].detach(), sel_rows=sel['rows'], sel_hits=sel['hits'],
                 sel_correct=sel['correct'])
@@ -684,7 +685,7 @@ def init_problem(path, cfg:DFlashConfig) -> str|None:
     if (bad := [k for k in have if have[k] != want[k]]): return f"{bad[0]} has shape {have[bad[0]]}, this drafter's {want[bad[0]]}: another backbone (sizes, layers, taps or vocabulary)"
     return None
 
-# %% ../nbs/03d_dflash2.ipynb #644ac716
+# %% ../nbs/03d_dflash2.ipynb #ba2f3b79
 from .loss import train_step_flops
 
 def step_flops(cfg:DFlashConfig, batch_size:int, seq_len:int, anchors, keep) -> dict:
@@ -692,10 +693,10 @@ def step_flops(cfg:DFlashConfig, batch_size:int, seq_len:int, anchors, keep) -> 
     base = train_step_flops(cfg, batch_size, seq_len, anchors, keep)
     if not isinstance(cfg, DFlash2Config): return base
     T, M, H = anchors.numel() * cfg.block_size, anchors.numel() * (cfg.block_size - 1), cfg.hidden_size
-    K, g, r, C, V = cfg.conv_kernel_size, cfg.conv_groups, cfg.selector_rank, cfg.selector_top_k, cfg.vocab_size
+    K, g, r, C = cfg.conv_kernel_size, cfg.conv_groups, cfg.selector_rank, cfg.selector_top_k
     conv = cfg.num_hidden_layers * 2 * (2 * T * H * 2 * K * g + 2 * 2 * K * T * H)
-    sel, topk = 2 * M * H * r + 2 * M * C * H + 2 * M * C * r, 2 * M * H * V
-    return dict(forward=base['forward'] + conv + sel + topk, train=base['train'] + 3 * (conv + sel) + topk)
+    sel = 2 * M * H * r + 2 * M * C * H + 2 * M * C * r
+    return dict(forward=base['forward'] + conv + sel, train=base['train'] + 3 * (conv + sel))
 
 # %% ../nbs/03d_dflash2.ipynb #bbbfd4db
 def published_27b_config(**kw) -> DFlash2Config:
