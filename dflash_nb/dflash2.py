@@ -16,10 +16,9 @@ from torch.utils.checkpoint import checkpoint
 __all__ = ['DFLASH2_KEYS', 'UNARY_KEYS', 'DFLASH2_PY', 'DFlash2Config', 'unary_from_target', 'grouped_causal_conv', 'DynamicConv',
            'DFlash2DecoderLayer', 'CandidateSelector', 'DFlash2Drafter', 'unary_transform', 'top_candidates',
            'score_edges', 'selector_walk', 'proposal_logits', 'candidate_logits', 'selector_rows', 'selector_loss',
-           'dflash2_forward_loss', 'selector_alpha', 'dflash2_engine_shapes', 'engine_weight_names',
-           'missing_engine_weights', 'model_card2', 'load_drafter', 'drafter_tensors', 'reference_forward2',
-           'reference_select', 'make_drafter', 'start_from', 'init_problem', 'step_flops', 'published_27b_config',
-           'benchmark_dflash2']
+           'dflash2_forward_loss', 'selector_alpha', 'model_card2', 'load_drafter', 'drafter_tensors',
+           'reference_forward2', 'reference_select', 'make_drafter', 'start_from', 'init_problem', 'step_flops',
+           'published_27b_config', 'benchmark_dflash2']
 
 # %% ../nbs/03d_dflash2.ipynb #64c50bf2
 from .drafter import DFlashConfig, DFlashDrafter, DFlashDecoderLayer, RMSNorm
@@ -358,29 +357,9 @@ def selector_alpha(alpha:float, progress:float, warmup:float=0.0, ramp:float=0.0
     if progress < warmup: return 0.0
     return alpha if ramp <= 0 else alpha * min(1.0, (progress - warmup) / ramp)
 
-# %% ../nbs/03d_dflash2.ipynb #96238d2a
+# %% ../nbs/03d_dflash2.ipynb #9d484ce1
 from .drafter import DFLASH_PY, _atomic_write, _dtype_name, _load_checked, serving_warnings
-from .serving import _engine_params, _as_engine_name
-
-# %% ../nbs/03d_dflash2.ipynb #ecd45098
-def dflash2_engine_shapes(d:dict) -> dict:
-    "Name -> shape of the DFlash2 weights vLLM and SGLang read, for `config.json` dict `d` (a DFlash2 export's)."
-    dc, H, V = d.get('dflash_config') or {}, d['hidden_size'], d['vocab_size']
-    K, G, r = int(dc['conv_kernel_size']), int(dc['conv_group_size']), int(dc['selector_rank'])
-    conv = {'base_kernel': (2, K, H), 'kernel_projection.weight': (2 * K * (H // G), H)}
-    out = {f'layers.{i}.{m}.{k}': s for i in range(d['num_hidden_layers']) for m in ('attention_conv', 'mlp_conv') for k, s in conv.items()}
-    out.update({'candidate_selector.predecessor_codebook': (V, r), 'candidate_selector.successor_codebook': (V, r),
-                'candidate_selector.hidden_projection.weight': (r, H)})
-    return out
-
-def engine_weight_names(d:dict) -> set:
-    "Every weight name (engine spelling: q/k/v and gate/up stacked) that vLLM and SGLang read for `config.json` dict `d`, DFlash or DFlash2."
-    names = _engine_params(d)
-    return names | set(dflash2_engine_shapes(d)) if d.get('architectures') == ['DFlash2DraftModel'] else names
-
-def missing_engine_weights(d:dict, tensor_names) -> list:
-    "The names the engines read for `d` that tensors named `tensor_names` (export spelling) do not provide."
-    return sorted(engine_weight_names(d) - {_as_engine_name(k) for k in tensor_names})
+from .serving import dflash2_engine_shapes, engine_weight_names, missing_engine_weights
 
 # %% ../nbs/03d_dflash2.ipynb #fdbb43ce
 DFLASH2_PY = DFLASH_PY.replace('"DFlash block drafter for', '"DFlash and DFlash2 block drafters for', 1) + r'''
