@@ -11,9 +11,9 @@ import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'rollback_layers',
-           'snapshot_states', 'restore_states', 'speculative_generate', 'encode_prompt', 'default_stop_ids',
-           'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position']
+__all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'draft_block',
+           'rollback_layers', 'snapshot_states', 'restore_states', 'speculative_generate', 'encode_prompt',
+           'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position']
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
@@ -171,18 +171,23 @@ def _as_prompt_ids(input_ids) -> torch.Tensor:
     return ids.long()
 
 # %% ../nbs/07_eval.ipynb #64e69010
-def _draft(drafter, model, block_ids, ctx, start, cache, layer_dev):
-    "Draft logits `[B-1, V]` for block `block_ids` `[B]` at positions `start..`, given context hidden states `ctx` `[1, C, n*H]`."
+def _draft_hidden(drafter, model, block_ids, ctx, start, cache, layer_dev):
+    "Final hidden states `[B-1, H]` of the drafted slots of block `block_ids` `[B]` at positions `start..` (on the LM head's device), given context hidden states `ctx` `[1, C, n*H]`."
     B, C = block_ids.numel(), ctx.shape[1]
     emb_w = model.get_input_embeddings().weight
-    noise = F.embedding(block_ids.view(1, B).to(emb_w.device), emb_w)
+    ids = block_ids.view(1, B).to(emb_w.device)
+    noise = drafter.embed(ids, emb_w) if hasattr(drafter, 'embed') else F.embedding(ids, emb_w)   # DFlash2: x input_embedding_scale
     pos = torch.arange(start - C, start + B, device=layer_dev).view(1, -1)
     h = drafter(target_hidden=ctx.to(layer_dev), noise_embedding=noise.to(layer_dev), position_ids=pos,
                 past_key_values=cache, use_cache=cache is not None)
     if cache is not None: crop_cache(cache, start)
-    head, h = model.get_output_embeddings(), h[0, 1 - B:]
-    if hasattr(drafter, 'compute_logits'): return drafter.compute_logits(h.to(head.weight.device), head)
-    return head(h.to(device=head.weight.device, dtype=head.weight.dtype))
+    return h[0, 1 - B:].to(model.get_output_embeddings().weight.device)
+
+def _draft(drafter, model, block_ids, ctx, start, cache, layer_dev):
+    "Draft logits `[B-1, V]` for block `block_ids` `[B]` at positions `start..`, given context hidden states `ctx` `[1, C, n*H]`."
+    h, head = _draft_hidden(drafter, model, block_ids, ctx, start, cache, layer_dev), model.get_output_embeddings()
+    if hasattr(drafter, 'compute_logits'): return drafter.compute_logits(h, head)
+    return head(h.to(dtype=head.weight.dtype))
 
 # %% ../nbs/07_eval.ipynb #782b91d8
 def _loop_settings(drafter, block_size, max_new_tokens, protocol) -> tuple:
@@ -209,13 +214,21 @@ def _prefill_first(model, ids, kv, layer_ids, temperature, generator) -> tuple:
     return first, (tapped_hidden(out.hidden_states, layer_ids) if taps else None)
 
 # %% ../nbs/07_eval.ipynb #6d5cfe94
+def draft_block(drafter, model, block_ids, ctx, start, cache, layer_dev, temperature:float=0.0, generator=None) -> tuple:
+    "`(drafted tokens [B-1], draft logits [B-1, V])` of block `block_ids`: a DFlash2 drafter's selector walk (its `propose`, `03d_dflash2`; the logits are its proposal, -inf outside its candidates), else each slot's argmax, or a sample of its softmax at `temperature`."
+    if hasattr(drafter, 'propose'):
+        h = _draft_hidden(drafter, model, block_ids, ctx, start, cache, layer_dev)
+        toks, dl = drafter.propose(h[None], block_ids[:1].to(h.device), model.get_output_embeddings(), temperature, generator)
+        return toks[0], dl[0]
+    dl = _draft(drafter, model, block_ids, ctx, start, cache, layer_dev)
+    return (dl.argmax(-1) if temperature <= 0 else _sample(_probs(dl, temperature), generator)), dl
+
 def _propose_block(drafter, model, last, B, mask_id, ctx, start, dcache, layer_dev, temperature, generator) -> tuple:
     "`(block [B] to verify, draft logits [B-1, V] or None)`: `last` then the drafted tokens."
     block = torch.full((B,), mask_id if B > 1 else 0, dtype=torch.long, device=model.get_input_embeddings().weight.device)
     block[0] = last
     if B == 1: return block, None
-    draft_logits = _draft(drafter, model, block, ctx, start, dcache, layer_dev)
-    block[1:] = (draft_logits.argmax(-1) if temperature <= 0 else _sample(_probs(draft_logits, temperature), generator))
+    block[1:], draft_logits = draft_block(drafter, model, block, ctx, start, dcache, layer_dev, temperature, generator)
     return block, draft_logits
 
 # %% ../nbs/07_eval.ipynb #093a57e0

@@ -12,7 +12,7 @@ __all__ = ['StaticKV', 'fast_unsupported', 'FastDecoder', 'fast_speculative_gene
 
 # %% ../nbs/07a_fast.ipynb #96e30137
 from .evaluate import (SpecStats, _as_prompt_ids, _cache_kw, _device_of, _draft, _hf_model, _now, _unwrap, draft_settings,
-                                make_cache, speculative_generate, tapped_hidden)
+                                make_cache, speculative_generate, tapped_hidden, draft_block)
 
 # %% ../nbs/07a_fast.ipynb #05ce70c7
 import warnings
@@ -67,10 +67,16 @@ class _Graphed:
         self.graph.replay(); return self.out
 
 # %% ../nbs/07a_fast.ipynb #b3e10e25
+def _close(x, y, tol:float) -> bool:
+    "Same shape, infinities in the same places (a DFlash2 proposal is -inf outside its candidates), finite values within `tol` of their scale."
+    if x.shape != y.shape or not torch.equal(torch.isfinite(x), torch.isfinite(y)) or not torch.equal(x[~torch.isfinite(x)], y[~torch.isfinite(y)]): return False
+    x, y = x[torch.isfinite(x)], y[torch.isfinite(y)]
+    return x.numel() == 0 or bool((x - y).abs().max() <= tol * (1 + x.abs().max()))
+
 def _same(a, b, tol:float=2e-2) -> bool:
     "The floating-point outputs of an eager call `a` and a replay `b` agree to `tol` of their scale."
     pairs = [(x.float(), y.float()) for x, y in zip(a, b) if x is not None and x.is_floating_point()]
-    return len(a) == len(b) and all(x.shape == y.shape and (x - y).abs().max() <= tol * (1 + x.abs().max()) for x, y in pairs)
+    return len(a) == len(b) and all(_close(x, y, tol) for x, y in pairs)
 
 # %% ../nbs/07a_fast.ipynb #dce8e089
 class FastDecoder:
@@ -154,10 +160,15 @@ def _fd_draft_static(self:FastDecoder, ctx):
     self.dcache.slots = torch.cat([torch.where(new, cpos, L + i - self.nctx_t), bpos])
     mask = (self.dkidx[None] < self.start_t + B).expand(B, -1)
     if self.causal: mask = mask & (self.dkidx[None] <= bpos[:, None])
-    h = self.drafter(target_hidden=ctx, noise_embedding=F.embedding(self.dblk, self.model.get_input_embeddings().weight),
-                     position_ids=torch.cat([torch.where(new, cpos, 0), bpos])[None], past_key_values=self.dcache,
-                     use_cache=True, attention_mask=mask[None])
-    logits = self.drafter.compute_logits(h[0, 1:], self.model.get_output_embeddings())
+    emb, head = self.model.get_input_embeddings().weight, self.model.get_output_embeddings()
+    noise = self.drafter.embed(self.dblk, emb) if hasattr(self.drafter, 'embed') else F.embedding(self.dblk, emb)
+    h = self.drafter(target_hidden=ctx, noise_embedding=noise, position_ids=torch.cat([torch.where(new, cpos, 0), bpos])[None],
+                     past_key_values=self.dcache, use_cache=True, attention_mask=mask[None])
+    if hasattr(self.drafter, 'propose'):                    # DFlash2: the selector's greedy walk (03d_dflash2)
+        toks, logits = self.drafter.propose(h[:, 1:], self.dblk[0, :1], head)
+        self.vblk[0, 1:] = toks[0]
+        return logits[0]
+    logits = self.drafter.compute_logits(h[0, 1:], head)
     self.vblk[0, 1:] = logits.argmax(-1)
     return logits
 
@@ -230,8 +241,7 @@ def _fd_generate(self:FastDecoder, input_ids, max_new_tokens:int, stop_token_ids
         if self.taps:
             self.dblk[0, 0] = new[-1]
             if not self.static:
-                dl = _draft(self.drafter, self.model, self.dblk[0], ctx, start, gcache, _device_of(self.drafter, self.dev))
-                self.vblk[0, 1:] = dl.argmax(-1)
+                self.vblk[0, 1:] = draft_block(self.drafter, self.model, self.dblk[0], ctx, start, gcache, _device_of(self.drafter, self.dev))[0]
             elif ctx is not None: self._draft_static(ctx)   # the first draft: the whole prompt as context, eager
             else: self.draft()
         res, hid, _ = self.verify()

@@ -72,10 +72,10 @@ def block_labels(input_ids, loss_mask, anchors, keep, block_size:int, gamma:floa
     return labels, w
 
 # %% ../nbs/03a_loss.ipynb #e9114e1c
-def _per_sequence(valid):
-    "D-PACE's normalisation: each sequence's blocks weigh 1/A (A = its blocks with a label), the denominator counts sequences with one."
-    A = (valid.sum(-1) > 0).sum(-1)                                    # [B] valid anchors per sequence
-    return valid / A.clamp(min=1)[:, None, None], (A > 0).sum().to(valid.dtype)
+def _per_sequence(weights, keep):
+    "D-PACE's normalisation (SpecForge #848): each sequence's terms weigh 1/A_b, A_b = its valid sampled anchors (kept blocks); the denominator counts the sequences with at least one."
+    A = keep.sum(-1)                                                   # [B] valid sampled anchors per sequence
+    return weights / A.clamp(min=1)[:, None, None], (A > 0).sum().to(weights.dtype)
 
 # %% ../nbs/03a_loss.ipynb #6304d112
 def prepare_targets(input_ids, loss_mask, anchors, keep, block_size:int, mask_token_id:int, gamma:float|None=None,
@@ -84,7 +84,7 @@ def prepare_targets(input_ids, loss_mask, anchors, keep, block_size:int, mask_to
     if loss not in ('decay', 'dpace'): raise ValueError(f"prepare_targets: loss {loss!r}: use 'decay' or 'dpace'")
     if loss == 'decay': gamma = default_gamma(block_size) if gamma is None else gamma
     labels, weights = block_labels(input_ids, loss_mask, anchors, keep, block_size, gamma if loss == 'decay' else None)
-    weights, weight_sum = (weights, weights.sum()) if loss == 'decay' else _per_sequence(weights)
+    weights, weight_sum = (weights, weights.sum()) if loss == 'decay' else _per_sequence(weights, keep)
     return dict(block_ids=block_inputs(input_ids, anchors, keep, block_size, mask_token_id), labels=labels, weights=weights,
                 weight_sum=weight_sum, anchors=anchors, keep=keep, dpace=(block_size - 1, dpace_alpha) if loss == 'dpace' else None)
 
@@ -99,15 +99,15 @@ def dpace_weights(ce, w, k:int, alpha:float=0.5):
 
 # %% ../nbs/03a_loss.ipynb #95567c92
 def _ce_chunk_inplace(logits, lab, w, need_grad:bool, dpace:tuple|None=None):
-    "logits [r, V], labels [r], weights [r] -> (weighted CE sum, argmax [r], w*(softmax - onehot) or None); `dpace=(k, alpha)`: D-PACE weights."
+    "logits [r, V], labels [r], weights [r] -> (weighted CE sum, argmax [r], w*(softmax - onehot) or None, the weights used [r]); `dpace=(k, alpha)`: D-PACE weights."
     x, lab1 = logits.float(), lab[:, None]
     lse = torch.logsumexp(x, -1)
     ce = lse - x.gather(1, lab1)[:, 0]
     if dpace: w = dpace_weights(ce, w, *dpace)
     loss, pred = (ce * w).sum(), x.argmax(-1)
-    if not need_grad: return loss, pred, None
+    if not need_grad: return loss, pred, None, w
     p = x.sub_(lse[:, None]).exp_().scatter_add_(1, lab1, -torch.ones_like(lab1, dtype=x.dtype))   # softmax - onehot
-    return loss, pred, p.mul_(w[:, None]).to(logits.dtype)
+    return loss, pred, p.mul_(w[:, None]).to(logits.dtype), w
 
 # %% ../nbs/03a_loss.ipynb #76a9f312
 def _ce_chunk_fused(logits, lab, w, need_grad:bool, dpace:tuple|None=None):
@@ -117,9 +117,9 @@ def _ce_chunk_fused(logits, lab, w, need_grad:bool, dpace:tuple|None=None):
     ce = lse - x.gather(1, lab[:, None])[:, 0]
     if dpace: w = dpace_weights(ce, w, *dpace)
     loss, pred = (ce * w).sum(), x.argmax(-1)
-    if not need_grad: return loss, pred, None
+    if not need_grad: return loss, pred, None, w
     hot = torch.arange(x.shape[1], device=x.device)[None] == lab[:, None]
-    return loss, pred, (((x - lse[:, None]).exp() - hot.to(x.dtype)) * w[:, None]).to(logits.dtype)
+    return loss, pred, (((x - lse[:, None]).exp() - hot.to(x.dtype)) * w[:, None]).to(logits.dtype), w
 
 # %% ../nbs/03a_loss.ipynb #8ce598a4
 _CE = {}
@@ -133,48 +133,55 @@ def _ce_chunk(logits, lab, w, need_grad:bool, fused:bool, dpace:tuple|None=None)
 
 # %% ../nbs/03a_loss.ipynb #fe037de1
 class _HeadCE(torch.autograd.Function):
-    "Weighted CE sum through a frozen head, chunk by chunk; d(loss)/dh is computed in the forward and only scaled in backward."
+    "Weighted CE sum through a frozen head, chunk by chunk; d(loss)/dh is computed in the forward and only scaled in backward. Also: argmax, the top-`topk` ids of each row's logits, the weights used."
     @staticmethod
-    def forward(ctx, h, head_weight, labels, weights, rows:int, need_grad:bool, fused:bool, dpace:tuple|None=None):
+    def forward(ctx, h, head_weight, labels, weights, rows:int, need_grad:bool, fused:bool, dpace:tuple|None=None, topk:int=0):
         loss, pred = h.new_zeros((), dtype=torch.float32), torch.empty_like(labels)
+        cand, used = labels.new_empty(h.shape[0], topk), torch.empty_like(weights)
         grad = torch.empty_like(h) if need_grad else None
         for i in range(0, h.shape[0], rows):
             j = min(i + rows, h.shape[0])
             logits = F.linear(h[i:j].to(head_weight.dtype), head_weight)              # [r, V], one flat GEMM
-            l, pred[i:j], p = _ce_chunk(logits, labels[i:j], weights[i:j], need_grad, fused, dpace)
+            if topk: cand[i:j] = torch.topk(logits, topk, dim=-1).indices             # before the in-place softmax
+            l, pred[i:j], p, used[i:j] = _ce_chunk(logits, labels[i:j], weights[i:j], need_grad, fused, dpace)
             loss += l
             if need_grad: grad[i:j] = (p @ head_weight).to(h.dtype)
             del logits, p
         ctx.save_for_backward(grad)
-        return loss, pred
+        ctx.mark_non_differentiable(pred, cand, used)
+        return loss, pred, cand, used
 
     @staticmethod
-    def backward(ctx, g_loss, g_pred):
+    def backward(ctx, g_loss, g_pred, g_cand, g_used):
         (grad,) = ctx.saved_tensors
-        return grad * g_loss.to(grad.dtype), None, None, None, None, None, None, None
+        return grad * g_loss.to(grad.dtype), None, None, None, None, None, None, None, None
 
 # %% ../nbs/03a_loss.ipynb #f1eeaa37
-def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None, fused:bool|None=None, dpace:tuple|None=None):
-    "h [n, H], labels [n], weights [n] -> (weighted CE sum (fp32), predicted ids [n]); `dpace=(k, alpha)`: D-PACE over blocks of k rows."
+def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None, fused:bool|None=None, dpace:tuple|None=None,
+                       topk:int=0, details:bool=False):
+    "h [n, H], labels [n], weights [n] -> (weighted CE sum (fp32), predicted ids [n]); `dpace=(k, alpha)`: D-PACE over blocks of k rows; `details`: also the top-`topk` ids [n, topk] and the weights used [n]."
     if head_weight.requires_grad: raise ValueError("head_cross_entropy: the LM head is frozen (it gets no gradient); pass head_weight.detach()")
     rows = chunk_rows or h.shape[0]
     if dpace and (rows % dpace[0] or h.shape[0] % dpace[0]): raise ValueError(f"head_cross_entropy: D-PACE needs whole blocks of {dpace[0]} rows per chunk")
     need_grad = torch.is_grad_enabled() and h.requires_grad
     fused = h.device.type == 'cuda' if fused is None else fused       # compiled and fused on a GPU by default
-    return _HeadCE.apply(h, head_weight, labels, weights.float(), rows, need_grad, fused, dpace)
+    loss, pred, cand, used = _HeadCE.apply(h, head_weight, labels, weights.float(), rows, need_grad, fused, dpace, topk)
+    return (loss, pred, cand, used) if details else (loss, pred)
 
 # %% ../nbs/03a_loss.ipynb #d7c5fa78
-def chunked_lm_loss(hidden, head_weight, labels, weights, block_size:int, chunk_blocks:int|None=128, dpace_alpha:float|None=None):
-    "hidden [B, N*bs, H]; labels/weights [B, N, bs] -> (loss_sum, correct[bs], count[bs]); chunks of `chunk_blocks` blocks; D-PACE if alpha given."
+def chunked_lm_loss(hidden, head_weight, labels, weights, block_size:int, chunk_blocks:int|None=128, dpace_alpha:float|None=None,
+                    topk:int=0, details:bool=False):
+    "hidden [B, N*bs, H]; labels/weights [B, N, bs] -> (loss_sum, correct[bs], count[bs]); chunks of `chunk_blocks` blocks; D-PACE if alpha given; `details`: also dict(cand [M, topk], weights [M]) of the trained rows (slots 1..bs-1, block-major)."
     H, k = hidden.shape[-1], block_size - 1
     h = hidden.reshape(-1, block_size, H)[:, 1:].reshape(-1, H)                # [M*(bs-1), H]: slot 0 is never trained
     lab, w = labels.reshape(-1, block_size)[:, 1:], weights.reshape(-1, block_size)[:, 1:].float()
-    loss, pred = head_cross_entropy(h, head_weight, lab.reshape(-1), w.reshape(-1), chunk_blocks and chunk_blocks * k,
-                                    dpace=None if dpace_alpha is None else (k, dpace_alpha))
+    loss, pred, cand, used = head_cross_entropy(h, head_weight, lab.reshape(-1), w.reshape(-1), chunk_blocks and chunk_blocks * k,
+                                                dpace=None if dpace_alpha is None else (k, dpace_alpha), topk=topk, details=True)
     valid = w > 0
     corr = ((pred.view(-1, k) == lab) & valid).sum(0).float()
     zero = corr.new_zeros(1)
-    return loss, torch.cat([zero, corr]), torch.cat([zero, valid.sum(0).float()])
+    out = (loss, torch.cat([zero, corr]), torch.cat([zero, valid.sum(0).float()]))
+    return (*out, dict(cand=cand, weights=used)) if details else out
 
 # %% ../nbs/03a_loss.ipynb #49f1c344
 def dflash_forward_loss(drafter, embed_weight, head_weight, input_ids, loss_mask, target_hidden, anchors, keep,

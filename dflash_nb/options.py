@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['CPU_SMALL', 'DEMO_GPU', 'TrainConfig', 'parse_args', 'parse_profile_steps', 'parse_boundaries', 'sliding_layer_types',
-           'prepare_config']
+__all__ = ['CPU_SMALL', 'DEMO_GPU', 'DFLASH2_OPTIONS', 'TrainConfig', 'parse_args', 'parse_profile_steps', 'parse_boundaries',
+           'sliding_layer_types', 'prepare_config']
 
 # %% ../nbs/06a_options.ipynb #419f8a13
 from .layout import ConfigError, parse_devices, parse_rates, resolve_layout
@@ -48,6 +48,17 @@ class TrainConfig:
     mask_token_id: int = _opt(-1, "mask token id; -1 = first unused embedding row, else an unused special token (never a stop token, never in the data)")
     attention: str = _opt('auto', "drafter attention: 'flex' (compiled, GPU), 'sdpa' (dense mask), 'auto'")
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
+    drafter: str = _opt('dflash', "drafter kind: 'dflash', or 'dflash2' (DFlash plus grouped dynamic causal convolutions in every layer and a candidate selector after the LM head: 03d_dflash2)")
+    conv_kernel: int = _opt(2, "dflash2: taps K of each causal convolution, 1 <= K <= --block-size")
+    conv_group: int = _opt(16, "dflash2: channels sharing one dynamic coefficient; must divide the target's hidden size")
+    selector_rank: int = _opt(256, "dflash2: rank r of the selector's predecessor and successor codebooks (each [vocab, r])")
+    selector_top_k: int = _opt(16, "dflash2: candidates C the selector walks per drafted slot, 1 <= C <= vocab")
+    selector_alpha: float = _opt(1.0, "dflash2: weight alpha of the selector loss in L = L_base + alpha * L_sel (0: the selector is not trained)")
+    selector_gold: str = _opt('drop', "dflash2: a gold token outside a slot's top-C candidates: 'drop' the row from the selector loss (SpecForge, NeMo) or 'swap' it in for the weakest candidate (speculators)")
+    selector_warmup: float = _opt(0.0, "dflash2: fraction of training with the selector loss weight held at 0")
+    selector_ramp: float = _opt(0.0, "dflash2: fraction of training, after --selector-warmup, over which the weight rises linearly to --selector-alpha")
+    selector_stop_grad: bool = _opt(False, "dflash2: the selector loss trains the selector only (its unary scores and hidden states detached, SpecForge #793)")
+    init_from: str = _opt('', "start the drafter from the weights of a drafter folder (an export, a checkpoint or a run folder); for --drafter dflash2 a DFlash drafter of the same backbone may start it: its convolutions and selector start as the identity, so it first drafts as that drafter did")
     # data and batching
     max_length: int = _opt(3072, "truncate conversations to this many tokens")
     max_records: int = _opt(0, "use only the first N usable conversations of --data (0 = all)")
@@ -273,6 +284,15 @@ def _sliding_kw(c:TrainConfig) -> dict:
     "The `DFlashConfig` fields the sliding options set: `layer_types` and `sliding_window` (None without sliding layers)."
     return dict(layer_types=_layer_types(c), sliding_window=c.sliding_window or None)
 
+# %% ../nbs/06a_options.ipynb #9ce7384c
+DFLASH2_OPTIONS = ('conv_kernel', 'conv_group', 'selector_rank', 'selector_top_k', 'selector_alpha', 'selector_gold',
+                   'selector_warmup', 'selector_ramp', 'selector_stop_grad')
+
+def _drafter_kw(c:TrainConfig) -> dict:
+    "The DFlash2 fields of the drafter config for run options `c` (none for `--drafter dflash`)."
+    if c.drafter != 'dflash2': return {}
+    return dict(conv_kernel_size=c.conv_kernel, conv_group_size=c.conv_group, selector_rank=c.selector_rank, selector_top_k=c.selector_top_k)
+
 # %% ../nbs/06a_options.ipynb #e49e11d7
 def _check_master(addr:str, port:int, nnodes:int):
     "With `nnodes > 1`: `--master-addr` given, and an IP address or a name that resolves here; else a `ConfigError`."
@@ -314,6 +334,16 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.gamma == 0 or cfg.gamma <= 4 * cfg.block_size, 'gamma',
                f"a decay constant above 4 x block_size={cfg.block_size} is flat: did you swap --gamma and --block-size?"),
               (cfg.loss in ('decay', 'dpace'), 'loss', "use decay or dpace"),
+              (cfg.drafter in ('dflash', 'dflash2'), 'drafter', "use dflash or dflash2"),
+              (1 <= cfg.conv_kernel <= cfg.block_size, 'conv_kernel', f"must be in [1, --block-size {cfg.block_size}]"),
+              (cfg.conv_group >= 1, 'conv_group', "must be >= 1 (and divide the target's hidden size)"),
+              (cfg.selector_rank >= 1, 'selector_rank', "must be >= 1"),
+              (cfg.selector_top_k >= 1, 'selector_top_k', "must be >= 1 (and at most the target's vocabulary)"),
+              (cfg.selector_alpha >= 0, 'selector_alpha', "must be >= 0 (0: the selector is not trained)"),
+              (cfg.selector_gold in ('drop', 'swap'), 'selector_gold', "use drop or swap"),
+              (0 <= cfg.selector_warmup < 1, 'selector_warmup', "must be in [0, 1): a fraction of training"),
+              (0 <= cfg.selector_ramp <= 1, 'selector_ramp', "must be in [0, 1]: a fraction of training"),
+              (not cfg.init_from or Path(cfg.init_from).exists(), 'init_from', "not found"),
               (0 < cfg.dpace_alpha <= 1, 'dpace_alpha', "must be in (0, 1]"),
               (cfg.num_anchors >= 1, 'num_anchors', "must be >= 1"), (cfg.draft_layers >= 1, 'draft_layers', "must be >= 1"),
               (cfg.max_length >= 2 * cfg.block_size, 'max_length', f"must be >= 2 x block_size"),
@@ -356,6 +386,8 @@ def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     "Resolve 'auto' options and the CPU profile (never overriding explicitly given options); check values."
     cfg = _resolve_options(cfg, given)
     _check_values(cfg, _all_cpu(cfg))
+    if cfg.drafter != 'dflash2' and (dflash2_only := [k for k in DFLASH2_OPTIONS if k in given]):
+        raise ConfigError(f"--{dflash2_only[0].replace('_', '-')}: a DFlash2 option, and the drafter is --drafter {cfg.drafter}: add --drafter dflash2, or leave it out")
     return cfg
 
 # %% ../nbs/06a_options.ipynb #2a43a0c0
@@ -430,6 +462,22 @@ def _generation_config(path):
     try: return GenerationConfig.from_pretrained(path)
     except OSError: return None
 
+# %% ../nbs/06a_options.ipynb #3b973f90
+def _check_drafter_sizes(cfg:TrainConfig, tcfg, taps, mask_id):
+    "DFlash2 sizes against the target (G divides H, C <= V) and the `--init-from` folder against the drafter to build; a `ConfigError` naming the option."
+    from dflash_nb.dflash2 import DFlash2Config, init_problem
+    from dflash_nb.drafter import DFlashConfig
+    tc = tcfg.get_text_config()
+    if cfg.drafter == 'dflash2' and tc.hidden_size % cfg.conv_group:
+        raise ConfigError(f"--conv-group {cfg.conv_group}: must divide the target's hidden size {tc.hidden_size}")
+    if cfg.drafter == 'dflash2' and cfg.selector_top_k > tc.vocab_size:
+        raise ConfigError(f"--selector-top-k {cfg.selector_top_k}: the target's vocabulary has only {tc.vocab_size} tokens")
+    if not cfg.init_from: return
+    kind = DFlash2Config if cfg.drafter == 'dflash2' else DFlashConfig
+    dc = kind.from_target(tcfg, num_layers=cfg.draft_layers, block_size=cfg.block_size, target_layer_ids=taps, mask_token_id=mask_id,
+                          **_sliding_kw(cfg), **_drafter_kw(cfg))
+    if (why := init_problem(cfg.init_from, dc)): raise ConfigError(f"--init-from {cfg.init_from}: {why}")
+
 # %% ../nbs/06a_options.ipynb #df9876d6
 def _check_files(cfg:TrainConfig) -> list:
     "The data files (every one must exist), the held-out prompts and a checkpoint given to `--resume`, checked; the data files."
@@ -452,7 +500,9 @@ def _check_given(cfg:TrainConfig, target_path) -> tuple:
     tc = tcfg.get_text_config()
     from dflash_nb.mask_token import stop_token_ids
     stops = stop_token_ids(None, tc, tcfg, _generation_config(folder))      # an explicit mask id may be none of these
-    return files, tcfg, tok, _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok, stops)
+    taps, mask = _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok, stops)
+    _check_drafter_sizes(cfg, tcfg, taps, mask)
+    return files, tcfg, tok, taps, mask
 
 # %% ../nbs/06a_options.ipynb #c77312e8
 def _resolve_data_path(p):

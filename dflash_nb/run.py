@@ -12,8 +12,9 @@ import torch
 # %% auto #0
 __all__ = ['LOCK_NAME', 'check_run_dir', 'RunLock', 'set_aside', 'pause_point', 'save_checkpoint', 'checkpoint_problem',
            'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'SaveError', 'weights_fingerprint',
-           'config_fingerprint', 'data_fingerprint', 'run_identity', 'checkpoint_meta', 'refuse_other_run', 'StopRun',
-           'stop_status', 'StopFlag', 'threading_main', 'watch_launcher', 'run_status', 'launch_torchrun']
+           'config_fingerprint', 'data_fingerprint', 'drafter_identity', 'run_identity', 'checkpoint_meta',
+           'refuse_other_run', 'StopRun', 'stop_status', 'StopFlag', 'threading_main', 'watch_launcher', 'run_status',
+           'launch_torchrun']
 
 # %% ../nbs/05a_run.ipynb #e2da7bf0
 from .layout import ConfigError, torchrun_workers, _proc_start, _stop_code, read_status
@@ -224,6 +225,16 @@ def data_fingerprint(ds) -> str:
     except OSError: pass                                             # a read-only cache: computed again next time
     return fp
 
+# %% ../nbs/05a_run.ipynb #8dc8a223
+def drafter_identity(c) -> dict:
+    "The identity fields of the drafter's kind (run options `c`): the kind; for DFlash2 its sizes and the selector objective."
+    kind = getattr(c, 'drafter', 'dflash')
+    if kind != 'dflash2': return {'drafter.kind': kind}
+    return {'drafter.kind': kind, 'drafter.conv_kernel': c.conv_kernel, 'drafter.conv_group': c.conv_group,
+            'drafter.selector_rank': c.selector_rank, 'drafter.selector_top_k': c.selector_top_k, 'selector.alpha': c.selector_alpha,
+            'selector.gold': c.selector_gold, 'selector.warmup': c.selector_warmup, 'selector.ramp': c.selector_ramp,
+            'selector.stop_grad': c.selector_stop_grad}
+
 # %% ../nbs/05a_run.ipynb #b88476a8
 def run_identity(t, stage:str) -> dict:
     "What defines the run of trainer `t` (or any object with its fields, `layer_types` the drafter's): `stage` 'model' (known before loading anything) or 'data' (after tokenizing)."
@@ -239,14 +250,16 @@ def run_identity(t, stage:str) -> dict:
             'target.hidden_size': tc.hidden_size, 'target.vocab_size': tc.vocab_size,
             'target.config': config_fingerprint(t.target_path), 'target.weights': weights_fingerprint(t.target_path),
             'tokenizer+chat_template': tokenizer_fingerprint(t.tokenizer)[:16],
-            'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens, 'micro_per_step': t.layout_D * c.grad_accum}
+            'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens, 'micro_per_step': t.layout_D * c.grad_accum,
+            **drafter_identity(c)}
 
 # %% ../nbs/05a_run.ipynb #e6ca59ca
 def _as_of_now(meta:dict) -> dict:
-    "A checkpoint's meta with the identity fields it predates as they were then: before `--sliding-window`, every drafter layer was full attention."
+    "A checkpoint's meta with the identity fields it predates as they were then: before `--sliding-window`, every drafter layer was full attention; before `--drafter`, every drafter was DFlash."
     ident = meta.get('identity') or {}
     if 'drafter.layers' in ident and 'drafter.layer_types' not in ident:
         ident.update({'drafter.layer_types': ['full_attention'] * ident['drafter.layers'], 'drafter.sliding_window': None})
+    if 'drafter.layers' in ident: ident.setdefault('drafter.kind', 'dflash')          # before --drafter: DFlash
     return meta
 
 # %% ../nbs/05a_run.ipynb #eb66c4bf

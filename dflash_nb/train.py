@@ -19,7 +19,7 @@ from .layout import ConfigError, PeerLost, Peers, StopRequested, Transport, draf
 from .run import (check_run_dir, set_aside, save_checkpoint, find_checkpoint, load_checkpoint, clean_leftovers, run_identity,
                            checkpoint_meta, refuse_other_run, StopRun, StopFlag)
 from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, _check_given, _generation_config,
-                               _layer_types, _resolve_data_path, _sliding_kw)
+                               _layer_types, _resolve_data_path, _sliding_kw, _drafter_kw)
 from .loss import no_lone_row, pad_anchor_slots
 
 # %% ../nbs/06_train.ipynb #edfc61a7
@@ -366,23 +366,39 @@ Trainer.micro_batch = _micro_batch
 
 # %% ../nbs/06_train.ipynb #3f6f7fc0
 def _make_drafter_config(self:Trainer):
-    "The drafter's config (layer types as `--sliding-layers` says): taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
+    "The drafter's config (DFlash or DFlash2 as `--drafter` says, layer types as `--sliding-layers` says): taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
     from dflash_nb.drafter import DFlashConfig
     from dflash_nb.mask_token import MaskTokenError
+    from dflash_nb.dflash2 import DFlash2Config
     c = self.cfg
-    try: self.dcfg = DFlashConfig.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
+    kind = DFlash2Config if c.drafter == 'dflash2' else DFlashConfig
+    try: self.dcfg = kind.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
                                               tokenizer=self.tokenizer, generation_config=_generation_config(self.target_path),
                                               token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
-                                              **_sliding_kw(c))
+                                              **_sliding_kw(c), **_drafter_kw(c))
     except MaskTokenError as e: raise ConfigError(str(e)) from None
     except ValueError as e: raise ConfigError(f"--target {self.target_path}: no drafter config for it: {e}") from None
     self.mask_id = self.dcfg.mask_token_id
 Trainer.make_drafter_config = _make_drafter_config
 
+# %% ../nbs/06_train.ipynb #ad93e7e8
+def _kind_line(d) -> str:
+    "'DFlash2 (...), ' for a DFlash2 drafter config, '' for DFlash."
+    from dflash_nb.dflash2 import DFlash2Config
+    if not isinstance(d, DFlash2Config): return ''
+    return (f"DFlash2 (convolutions of {d.conv_kernel_size} taps in groups of {d.conv_group_size} channels, selector of the top "
+            f"{d.selector_top_k} candidates with codebooks [{d.vocab_size}, {d.selector_rank}]), ")
+
+def _start_from(self:Trainer, start_from):
+    "Load `--init-from` into the fresh drafter; a folder that does not fit is a `ConfigError`."
+    try: what, left = start_from(self.drafter, self.cfg.init_from)
+    except (ValueError, RuntimeError, OSError) as e: raise ConfigError(f"--init-from {self.cfg.init_from}: {e}") from None
+    self.say(f"Drafter weights from {what}" + (f"; {len(left)} DFlash2 weights keep their identity start (convolutions, selector)" if left else ''))
+
 # %% ../nbs/06_train.ipynb #679b4bf9
 def _build_drafter(self:Trainer):
     "A drafter rank: the compile preflight (flex), the drafter and the target's embedding and head, DDP over the drafter ranks, the optimizer."
-    from dflash_nb.drafter import DFlashDrafter
+    from dflash_nb.dflash2 import make_drafter, start_from
     from dflash_nb.targets import load_embed_and_head
     c, mid = self.cfg, self.mask_id
     n_mask = int(self.ds.token_counts[mid]) if mid < len(self.ds.token_counts) else 0
@@ -390,10 +406,11 @@ def _build_drafter(self:Trainer):
         with self.stop.during('compiling'): self.run_preflight()
     torch.manual_seed(c.seed)
     t0 = time.perf_counter()
-    self.drafter = DFlashDrafter(self.dcfg).to(device=self.device, dtype=self.dtype)
+    self.drafter = make_drafter(self.dcfg).to(device=self.device, dtype=self.dtype)
+    if c.init_from and self.ckpt is None: _start_from(self, start_from)
     self.embed, self.head = load_embed_and_head(self.target_path, self.device, self.dtype)
     n = sum(p.numel() for p in self.drafter.parameters())
-    self.say(f"Drafter: {self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
+    self.say(f"Drafter: {_kind_line(self.dcfg)}{self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
              f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
              f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
     if c.attention == 'flex' and c.compile:
@@ -606,12 +623,13 @@ Trainer.target_step = _target_step
 # %% ../nbs/06_train.ipynb #076b2b07
 def _step_inputs(self:Trainer, epoch:int, k:int):
     "This rank's micro-batches of step `k` moved to its device, their targets, and the loss denominator summed over drafter ranks."
-    from dflash_nb.loss import prepare_targets, train_step_flops
+    from dflash_nb.loss import prepare_targets
+    from dflash_nb.dflash2 import step_flops
     c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
     idxs = drafter_batches(k, self.role.drafter_idx, D, c.grad_accum)
     mbs = [self.ahead.pop((epoch, i), None) or self.micro_batch(epoch, i) for i in idxs]   # made ahead, else now
     for b in mbs:                  # counted on the host: read back from the GPU, they would wait for it mid-step
-        b['blocks'], b['flops'] = int(b['keep'].sum()), train_step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
+        b['blocks'], b['flops'] = int(b['keep'].sum()), step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
         for key in ('input_ids', 'loss_mask', 'attention_mask', 'anchors', 'keep'): b[key] = b[key].to(dev, non_blocking=True)
     tg = [prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], bs, self.dcfg.mask_token_id, self.gamma,
                           c.loss, c.dpace_alpha) for b in mbs]
@@ -621,32 +639,56 @@ def _step_inputs(self:Trainer, epoch:int, k:int):
 
 # %% ../nbs/06_train.ipynb #6c253670
 def _step_lr(self:Trainer, step:int) -> float:
-    "Set and return the learning rate of `step`: by the step count, or by the clock's progress with `--time-limit-min`."
+    "Set and return the learning rate of `step`: by the step count, or by the clock's progress with `--time-limit-min`; for DFlash2, the selector loss weight by the same progress."
     c = self.cfg
     self.last_progress = self.progress() if c.time_limit_min else None
     lr = c.lr * (lr_factor_at(self.last_progress, c.warmup_ratio) if c.time_limit_min else lr_factor(step, self.total_steps, c.warmup_ratio))
     for g in self.opt.param_groups: g['lr'] = lr
+    if c.drafter == 'dflash2':                   # the selector loss weight follows the same clock (03d_dflash2)
+        from dflash_nb.dflash2 import selector_alpha
+        p = self.last_progress if c.time_limit_min else step / max(self.total_steps, 1)
+        self.sel_alpha = selector_alpha(c.selector_alpha, p, c.selector_warmup, c.selector_ramp)
     return lr
+
+# %% ../nbs/06_train.ipynb #81adfece
+_SEL_SUMS = ('base_loss_sum', 'sel_loss_sum', 'sel_rows', 'sel_hits', 'sel_correct')
+
+def _loss_fn(self:Trainer) -> tuple:
+    "`(the step's loss function, 1 for DFlash2 else 0)`: DFlash's, or DFlash2's with this step's alpha and the selector options."
+    c = self.cfg
+    if c.drafter != 'dflash2':
+        from dflash_nb.loss import dflash_forward_loss
+        return dflash_forward_loss, 0
+    import functools
+    from dflash_nb.dflash2 import dflash2_forward_loss
+    return functools.partial(dflash2_forward_loss, alpha=self.sel_alpha, gold_policy=c.selector_gold, stop_gradient=c.selector_stop_grad), 1
+
+# %% ../nbs/06_train.ipynb #8c3f6e3a
+def _selector_metrics(acc, bs:int, den) -> dict:
+    "The selector's metrics from a DFlash2 step's reduced sums: its loss and the base loss (per the step's denominator), recall of the gold token in the top-C, the selector's accuracy."
+    base, sel, rows, hits, corr = acc[4 + 2 * bs:].tolist()
+    return dict(base_loss=base / max(den, 1e-12), sel_loss=sel / max(den, 1e-12), sel_recall=hits / max(rows, 1), sel_acc=corr / max(rows, 1))
 
 # %% ../nbs/06_train.ipynb #bc7c4365
 def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
     "Forward and backward over the step's micro-batches (DDP syncs on the last one); `(sums, FLOPs)`."
-    from dflash_nb.loss import dflash_forward_loss
     import contextlib
     c, D, bs = self.cfg, self.layout_D, self.dcfg.block_size
-    acc = torch.zeros(4 + 2 * bs, dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count
+    loss_fn, two = _loss_fn(self)
+    acc = torch.zeros(4 + 2 * bs + 5 * two, dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count[, selector's]
     flops = 0.
     for j, (i, b, t) in enumerate(zip(idxs, mbs, tg)):
         hidden = self.hidden_for(b, i)
         sync = contextlib.nullcontext() if (D == 1 or j == len(idxs) - 1) else self.model.no_sync()
         with sync:
-            out = dflash_forward_loss(self.model, self.embed, self.head, b['input_ids'], b['loss_mask'], hidden, b['anchors'],
-                                      b['keep'], gamma=self.gamma, backend=c.attention, chunk_blocks=c.chunk_blocks, targets=t)
+            out = loss_fn(self.model, self.embed, self.head, b['input_ids'], b['loss_mask'], hidden, b['anchors'],
+                          b['keep'], gamma=self.gamma, backend=c.attention, chunk_blocks=c.chunk_blocks, targets=t)
             (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()
         nblk = b['blocks'] * bs
         acc[0] += out['loss_sum'].detach().double(); acc[1] += out['weight_sum'].double()
         acc[2] += b['attention_mask'][:b['rows']].sum(); acc[3] += nblk
-        acc[4:4 + bs] += out['correct'].double(); acc[4 + bs:] += out['count'].double()
+        acc[4:4 + bs] += out['correct'].double(); acc[4 + bs:4 + 2 * bs] += out['count'].double()
+        if two: acc[4 + 2 * bs:] += torch.stack([out[k].double() for k in _SEL_SUMS])
         flops += b['flops']
     return acc, flops
 
@@ -660,11 +702,12 @@ def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:
         samples = {i: self.plan(epoch)[i][:8] for i in idxs}
         raise FloatingPointError(f"non-finite {'loss' if not math.isfinite(loss) else 'gradient norm'} at step {step} (epoch {epoch}, "
                                  f"micro-batches {idxs} of its plan, first samples {samples}): lower --lr or check the data")
-    acc_pos = slot_accuracy(acc[4:4 + bs], acc[4 + bs:]).tolist()
+    acc_pos = slot_accuracy(acc[4:4 + bs], acc[4 + bs:4 + 2 * bs]).tolist()
     waited = (self.transport.wait_s - wait0) if self.transport else (self.capture_s - cap0)
     wait = torch.zeros(D, dtype=torch.float64, device=dev); wait[self.role.drafter_idx] = waited / dt
     if D > 1: dist.all_reduce(wait, group=self.drafter_group)
-    return dict(loss=loss, acc=float(acc[4:4 + bs].sum() / acc[4 + bs:].sum().clamp(min=1)), acc_pos=acc_pos,
+    sel = {**_selector_metrics(acc, bs, float(acc[1])), 'sel_alpha': self.sel_alpha} if len(acc) > 4 + 2 * bs else {}
+    return dict(loss=loss, acc=float(acc[4:4 + bs].sum() / acc[4 + bs:4 + 2 * bs].sum().clamp(min=1)), acc_pos=acc_pos, **sel,
                 accept_len=1 + expected_acceptance_length(acc_pos), lr=lr, grad_norm=gnorm, step_s=dt,
                 tokens=int(acc[2]), tok_s=float(acc[2]) / dt, block_tok_s=float(acc[3]) / dt,
                 mfu=(flops / dt / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
@@ -963,8 +1006,8 @@ def _final_tau(self:Trainer, step:int):
     self.barrier()
     first = self.layout.target_ranks[0]                          # rank 0, unless node 0 holds only drafters
     if self.rank == first and self.heldout():
-        from dflash_nb.drafter import DFlashDrafter
-        d = DFlashDrafter.from_pretrained(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
+        from dflash_nb.dflash2 import load_drafter
+        d = load_drafter(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
         r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
         _say(_tau_line(step, r, ' (final drafter, measured on target rank 0)'))
         (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'protocol': r.protocol, 'tau_pooled': r.tau_pooled,
@@ -979,7 +1022,10 @@ def _write_summary(self:Trainer, step:int, r):
     c = self.cfg
     if self.best is None: self.export('best'); self.best = dict(step=step, tau=r and r.tau_protocol)
     m = self.last_metrics or {}
-    self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), eval_protocol=c.eval_protocol,
+    sel = {k: m[k] for k in ('base_loss', 'sel_loss', 'sel_recall', 'sel_acc') if k in m}          # DFlash2: the selector's part
+    durations = list(getattr(self, 'durations', None) or [])
+    self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), **sel, drafter=c.drafter,
+                        step_s=float(np.median(durations)) if durations else None, eval_protocol=c.eval_protocol,
                         tau_pooled=r and r.tau_pooled, tau_prompt_mean=r and r.tau_prompt_mean,
                         chat_template_kwargs=self.template_kwargs,
                         speedup=getattr(self, 'speedup', None),

@@ -82,7 +82,7 @@ def short_outputs(outputs: list, max_lines: int = 40) -> list:
             if o['text'] and not o['text'].endswith('\n'): o['text'] += '\n'
     return [o for o in res if o.get('output_type') != 'stream' or o['text'].strip()]
 
-FLAGS = ('gpu', 'multigpu', 'slow')   # settings.ini's tst_flags
+FLAGS = ('gpu', 'multigpu', 'slow', 'vllm')   # settings.ini's tst_flags
 
 def run(fn: Path, out=None, skip=frozenset(), max_lines: int = 40, only=None) -> bool:
     from execnb.nbio import read_nb, write_nb
@@ -124,7 +124,7 @@ def main():
     ap.add_argument('notebooks', nargs='*'); ap.add_argument('--out', default=None)
     ap.add_argument('--all', action='store_true', help='every notebook in nbs/ in place, then nbdev_clean and README.md')
     ap.add_argument('--skip-flags', default=None, help='space-separated cell flags to skip (default: "gpu multigpu slow" '
-                    'with --all or without a GPU, else "multigpu slow")')
+                    'with --all or without a GPU, else "multigpu slow"; and "vllm" unless DFLASH_NB_VLLM_PYTHON is set)')
     ap.add_argument('--max-lines', type=int, default=40, help='lines kept of a long text output')
     ap.add_argument('--scrub', action='store_true', help="run nothing: only take this machine's paths out of the outputs "
                     "the notebooks already hold (e.g. GPU outputs recorded elsewhere)")
@@ -141,6 +141,7 @@ def main():
     if a.skip_flags is None:   # default: what this machine can run (GPU cells only where there is a GPU), never the long ones
         import torch
         a.skip_flags = 'multigpu slow' if torch.cuda.is_available() and not a.all else 'gpu multigpu slow'
+        if not os.environ.get('DFLASH_NB_VLLM_PYTHON'): a.skip_flags += ' vllm'   # vLLM cells need a python with vllm
     skip = set(a.skip_flags.split())
     only = set(a.cells.split(',')) if a.cells else None
     failed = [str(n) for n in nbs if not run(Path(n), a.out, skip, a.max_lines, only)]
