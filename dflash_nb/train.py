@@ -870,6 +870,12 @@ def _read_all(self:Trainer, bar):
         from dflash_nb.step import read_steps
         read_steps(self, bar, every=True)
 
+# %% ../nbs/06_train.ipynb #5e1c0a06
+def _wall(m, seconds:float):
+    "Record on step record `m` (metrics, or a queued step's) the host's time of its loop iteration, `wall_s`: what steps per second count."
+    if isinstance(m, dict): m['wall_s'] = seconds
+    else: m.wall = seconds
+
 # %% ../nbs/06_train.ipynb #b8119b75
 def _loop(self:Trainer, start:int):
     from tqdm.auto import tqdm
@@ -893,7 +899,7 @@ def _loop(self:Trainer, start:int):
             if prof: prof.before()
             m = self.drafter_step(step, epoch, k)
             step += 1
-            now = time.time(); self.durations.append(now - t_prev); t_prev = now
+            now = time.time(); self.durations.append(now - t_prev); _wall(m, now - t_prev); t_prev = now
             if self.t_first is None: self.t_first = now                     # the clock of a time budget starts here
             _after_step(self, step, m, bar)
             if prof and (line := prof.after()): tqdm_write(line)            # the window holds the step's late reads too
