@@ -60,7 +60,7 @@ if [ -n "${DRY:-}" ]; then
   TRAIN="python3 -m dflash_nb.train --max-steps 6 --max-records 300 --eval-prompts 2"; REGEN_EXTRA="--limit 40 --target $DRY_TARGET --max-new-tokens 8"
 fi
 PHASES=${PHASES:-regen screen_loss ab}; AB_CELLS=e4cce7f8,325a4550,6017ed95,38cd0078,023619e4; BENCH_CELLS=b3c4e502,b3c4e503
-SPEED_CELLS=a34b0002,a34b0004,a34b0006,a34b0007,a34b0009,a34b000b,a34b0012,a34b0013,a34b0014
+SPEED_CELLS=a34b0002,a34b0004,a34b0006,a34b0007,a34b000e,a34b0009,a34b000b,a34b0012,a34b0013,a34b0014
 log "start: phases $PHASES"
 python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> $P/pipeline.log 2>&1 || { log "demo_target failed"; touch $P/DONE; exit 1; }
 if [[ " $PHASES " == *" regen "* ]]; then
