@@ -100,6 +100,7 @@ class TrainConfig:
     small: str = _opt('auto', "'auto': the CPU profile on a run whose devices are all CPUs, the GPU demo profile for --target demo on a GPU (both below); 'on': the CPU profile anywhere; 'off': neither")
     time_limit_min: float = _opt(0.0, "wall-clock budget in minutes from start to the end of training (the final tau comes after); warm-up and cosine follow the clock (0 = none)")
     capture_ahead: bool = _opt(True, "a rank holding a target and the drafter captures the next step's hidden states while this step's backward and optimizer step run (on a GPU on a side stream) instead of in the step; the same weights either way (1.21x the demo's steps per second on an H200: 08_bench)")
+    async_step: bool = _opt(True, "the drafter's step reads nothing back from the device: the step's metrics, the non-finite check and the bar read its values one step late (at --log-every intervals, and before a save or a tau) from a copy made as it ends, and the next step's batch is built, pinned, moved and masked while the device runs this one; the same weights and losses either way (06d_step). --no-async-step: every step waits for the device and reads its metrics at its end (the earlier step, 08_bench's A/B)")
     inflight: int = _opt(2, "hidden-state batches a target rank may have in flight (run-ahead)")
     timeout_min: float = _opt(10.0, "collective / point-to-point timeout in minutes (a dead rank stops the job)")
     compile: bool = _opt(True, "torch.compile the drafter attention (flex) with the compile-safety checks")

@@ -36,6 +36,18 @@ def lr_factor_at(progress:float, warmup_ratio:float=0.04) -> float:
     if p < warmup_ratio: return max(p / warmup_ratio, 0.01)
     return 0.5 * (1 + math.cos(math.pi * (p - warmup_ratio) / max(1e-9, 1 - warmup_ratio)))
 
+# %% ../nbs/06_train.ipynb #5e1c0a01
+def _master_grads(pairs):
+    "For `(param, master)` pairs, the params' (bf16) gradients copied into one fp32 buffer by foreach copies, its views the masters' `.grad`."
+    for p, m in pairs:
+        if p.grad is None: m.grad = None
+    pairs = [(p, m) for p, m in pairs if p.grad is not None]
+    if not pairs: return
+    flat = torch.empty(sum(m.numel() for _, m in pairs), dtype=torch.float32, device=pairs[0][1].device)
+    views = [v.view_as(m) for v, (_, m) in zip(flat.split([m.numel() for _, m in pairs]), pairs)]
+    torch._foreach_copy_(views, [p.grad for p, _ in pairs])
+    for v, (_, m) in zip(views, pairs): m.grad = v
+
 # %% ../nbs/06_train.ipynb #60629467
 class MasterAdamW:
     "AdamW over fp32 master copies of (possibly bf16) trainable parameters."
@@ -48,8 +60,9 @@ class MasterAdamW:
     @property
     def param_groups(self): return self.opt.param_groups  # load_state_dict replaces the list: never cache it
 
-    def clip_and_step(self, max_norm:float=0.0) -> float:
-        "Move gradients to the masters, clip them (if `max_norm`), step, copy back; return the gradient norm."
+    def clip_and_step(self, max_norm:float=0.0, sync:bool=True):
+        "Move gradients to the masters, clip them (if `max_norm`), step, copy back; return the gradient norm (`sync=False`: a tensor, nothing read back, the copies foreach)."
+        if not sync: return self._clip_and_step_async(max_norm)
         for p, m in zip(self.params, self.master):
             if m is not p: m.grad = None if p.grad is None else p.grad.float()
         grads = [m.grad for m in self.master if m.grad is not None]
@@ -60,6 +73,18 @@ class MasterAdamW:
             for p, m in zip(self.params, self.master):
                 if m is not p: p.copy_(m)
         return float(norm)
+
+    def _clip_and_step_async(self, max_norm:float):
+        "`clip_and_step` without a read: the gradients to the masters and the weights back in a few foreach copies; the norm a device tensor."
+        pairs = [(p, m) for p, m in zip(self.params, self.master) if m is not p]
+        _master_grads(pairs)
+        grads = [m.grad for m in self.master if m.grad is not None]
+        norm = torch.nn.utils.clip_grad_norm_(self.master, max_norm) if max_norm > 0 else torch.linalg.vector_norm(
+            torch.stack(torch._foreach_norm(grads))) if grads else torch.zeros(())
+        self.opt.step()
+        with torch.no_grad():
+            if pairs: torch._foreach_copy_([p for p, _ in pairs], [m for _, m in pairs])
+        return norm
 
     def zero_grad(self):
         for p, m in zip(self.params, self.master): p.grad = None; m.grad = None
@@ -567,8 +592,8 @@ Trainer.check_resume = _check_resume
 
 # %% ../nbs/06_train.ipynb #39434ce8
 def _count_capture(self:Trainer, b:dict, t0:float):
-    "Add a capture of micro-batch `b` begun at `t0` (`perf_counter`) to the rank's capture time and captured tokens."
-    self.capture_s += time.perf_counter() - t0; self.captured_tokens += int(b['attention_mask'][:b['rows']].sum())
+    "Add a capture of micro-batch `b` begun at `t0` (`perf_counter`) to the rank's capture time and captured tokens (counted on the host where `b` has them)."
+    self.capture_s += time.perf_counter() - t0; self.captured_tokens += b['tokens'] if 'tokens' in b else int(b['attention_mask'][:b['rows']].sum())
 
 # %% ../nbs/06_train.ipynb #5876bb3f
 def _hidden_for(self:Trainer, b:dict, i:int):
@@ -587,16 +612,18 @@ def _hidden_for(self:Trainer, b:dict, i:int):
 Trainer.hidden_for = _hidden_for
 
 # %% ../nbs/06_train.ipynb #4b6126e5
-def _capture_side(self:Trainer, b:dict):
-    "Capture micro-batch `b` on the rank's side stream: `(hidden, event it is ready at)`; on a CPU `(hidden, None)`."
+def _capture_side(self:Trainer, b:dict, move:bool=False):
+    "Capture micro-batch `b` on the rank's side stream: `(hidden, event it is ready at)`; on a CPU `(hidden, None)`. `move`: the ids copied there from pinned host memory first (`06d_step`: no wait)."
     t0 = time.perf_counter()
-    if self.device.type != 'cuda': h, ev = self.target.capture(b['input_ids'], b['attention_mask']), None
+    ids, am = b.get('host_ids', b['input_ids']), b.get('host_mask', b['attention_mask'])
+    if self.device.type != 'cuda': h, ev = self.target.capture(ids, am), None
     else:
         if getattr(self, 'side_stream', None) is None: self.side_stream = torch.cuda.Stream(self.device)
         with torch.cuda.stream(self.side_stream):
-            h = self.target.capture(b['input_ids'], b['attention_mask']); ev = torch.cuda.Event(); ev.record()
+            h = self.target.capture(ids.to(self.device, non_blocking=True) if move else ids, am); ev = torch.cuda.Event(); ev.record()
     _count_capture(self, b, t0)
     return h, ev
+Trainer.capture_side = _capture_side
 
 # %% ../nbs/06_train.ipynb #04c25731
 def _capture_ahead(self:Trainer, step:int):
@@ -649,6 +676,7 @@ def _step_lr(self:Trainer, step:int) -> float:
         p = self.last_progress if c.time_limit_min else step / max(self.total_steps, 1)
         self.sel_alpha = selector_alpha(c.selector_alpha, p, c.selector_warmup, c.selector_ramp)
     return lr
+Trainer.step_lr = _step_lr
 
 # %% ../nbs/06_train.ipynb #81adfece
 _SEL_SUMS = ('base_loss_sum', 'sel_loss_sum', 'sel_rows', 'sel_hits', 'sel_correct')
@@ -693,8 +721,9 @@ def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
     return acc, flops
 
 # %% ../nbs/06_train.ipynb #1ecaf5e1
-def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:float, gnorm:float, dt:float, wait0:float, cap0:float) -> dict:
-    "The step's metrics from the reduced sums `acc`; a non-finite loss or gradient norm stops the run naming the step and its samples."
+def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:float, gnorm:float, dt:float, wait0:float, cap0:float,
+                  waited:float|None=None, wait_frac:list|None=None, progress:float|None=None) -> dict:
+    "The step's metrics from the reduced sums `acc`; a non-finite loss or gradient norm stops the run naming the step and its samples. (`06d_step` gives the wait and progress it recorded.)"
     from dflash_nb.loss import slot_accuracy, expected_acceptance_length
     c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
     loss = float(acc[0] / acc[1].clamp(min=1))
@@ -703,20 +732,24 @@ def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:
         raise FloatingPointError(f"non-finite {'loss' if not math.isfinite(loss) else 'gradient norm'} at step {step} (epoch {epoch}, "
                                  f"micro-batches {idxs} of its plan, first samples {samples}): lower --lr or check the data")
     acc_pos = slot_accuracy(acc[4:4 + bs], acc[4 + bs:4 + 2 * bs]).tolist()
-    waited = (self.transport.wait_s - wait0) if self.transport else (self.capture_s - cap0)
-    wait = torch.zeros(D, dtype=torch.float64, device=dev); wait[self.role.drafter_idx] = waited / dt
-    if D > 1: dist.all_reduce(wait, group=self.drafter_group)
+    if waited is None: waited = (self.transport.wait_s - wait0) if self.transport else (self.capture_s - cap0)
+    if wait_frac is None:
+        wait = torch.zeros(D, dtype=torch.float64, device=dev); wait[self.role.drafter_idx] = waited / dt
+        if D > 1: dist.all_reduce(wait, group=self.drafter_group)
+        wait_frac = wait.tolist()
     sel = {**_selector_metrics(acc, bs, float(acc[1])), 'sel_alpha': self.sel_alpha} if len(acc) > 4 + 2 * bs else {}
     return dict(loss=loss, acc=float(acc[4:4 + bs].sum() / acc[4 + bs:4 + 2 * bs].sum().clamp(min=1)), acc_pos=acc_pos, **sel,
                 accept_len=1 + expected_acceptance_length(acc_pos), lr=lr, grad_norm=gnorm, step_s=dt,
                 tokens=int(acc[2]), tok_s=float(acc[2]) / dt, block_tok_s=float(acc[3]) / dt,
                 mfu=(flops / dt / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
                 drafter_mfu=(flops / max(dt - waited, 1e-9) / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
-                wait_frac=wait.tolist(), epoch=epoch, **({'progress': self.last_progress} if c.time_limit_min else {}))
+                wait_frac=wait_frac, epoch=epoch, **({'progress': self.last_progress if progress is None else progress} if c.time_limit_min else {}))
 
 # %% ../nbs/06_train.ipynb #967568b5
 def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
-    "One optimizer step on a drafter rank; returns the globally reduced metrics."
+    "One optimizer step on a drafter rank: its globally reduced metrics, read at its end; with `--async-step` queued and read later (`06d_step`: a `PendingStep`)."
+    import dflash_nb.step as S
+    if self.cfg.async_step: return S.drafter_step_async(self, step, epoch, k)
     t0, wait0, cap0 = time.perf_counter(), self.transport.wait_s if self.transport else 0., self.capture_s
     idxs, mbs, tg, den = _step_inputs(self, epoch, k)
     lr = _step_lr(self, step)
@@ -725,7 +758,7 @@ def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
     gnorm = self.opt.clip_and_step(self.cfg.clip_grad)
     self.opt.zero_grad()
     if self.layout_D > 1: dist.all_reduce(acc, group=self.drafter_group)
-    if self.device.type == 'cuda': torch.cuda.current_stream(self.device).synchronize()   # this stream only: a capture ahead may run on
+    S.sync_stream(self.device)               # this stream only: a capture ahead may run on
     return _step_metrics(self, step, epoch, idxs, acc, flops, lr, gnorm, time.perf_counter() - t0, wait0, cap0)
 Trainer.drafter_step = _drafter_step
 
@@ -771,7 +804,7 @@ def _pace(durations) -> float:
 def _fit_to_time(self:Trainer, step:int):
     "Set `total_steps` (drafter ranks agree) to the steps that fit in the time left at the recent pace; never past the plan."
     c = self.cfg
-    est = torch.tensor([float(self.planned_steps)], dtype=torch.float64, device=self.device if self.device.type == 'cuda' else 'cpu')
+    est = torch.tensor([float(self.planned_steps)], dtype=torch.float64, device=self.device if self.device.type == 'cuda' and self.layout_D > 1 else 'cpu')   # on the host unless ranks agree
     if self.role.is_leader and self.durations:
         left = self.deadline - time.time()
         est[0] = min(self.planned_steps, step + max(0, int(left / _pace(self.durations))))
@@ -811,14 +844,18 @@ def bar_paused(bar):
         if on: d = bar._time() - t0; bar.start_t += d; bar.last_print_t += d
 
 # %% ../nbs/06_train.ipynb #24916982
-def _after_step(self:Trainer, step:int, m:dict, bar):
-    "After drafter step `step`: log its metrics, then save and evaluate when their turn comes (the last step is left to `finish`), off the bar's clock."
+def _after_step(self:Trainer, step:int, m, bar):
+    "After drafter step `step`: log its metrics (a queued step's when due, `06d_step.read_steps`: all before a save, a tau or the end), then save and evaluate when their turn comes (the last step is left to `finish`), off the bar's clock."
     c = self.cfg
-    self.log_step(step, m, bar)
-    self.last_metrics = m
+    save = step % c.save_every == 0 and step < self.total_steps
+    tau = bool(c.eval_every) and step % c.eval_every == 0 and step < self.total_steps
+    if isinstance(m, dict): self.log_step(step, m, bar); self.last_metrics = m
+    else:
+        from dflash_nb.step import read_steps
+        read_steps(self, bar, m, every=save or tau or step >= self.total_steps)
     with bar_paused(bar):                      # the bar's rate and ETA count training steps only
-        if step % c.save_every == 0 and step < self.total_steps: self.save(step)
-        if c.eval_every and step % c.eval_every == 0 and step < self.total_steps:
+        if save: self.save(step)
+        if tau:
             try:
                 with self.stop.during('evaluating'): self.evaluate(step)
             except StopRun: pass               # cut short by a signal: the loop stops at this step and saves it
@@ -832,7 +869,9 @@ def profile_headline(ka, wall:float, steps:int) -> dict:
     count = lambda keep: sum(e.count for e in ka if keep(e.key)) / steps
     return dict(steps=steps, wall_ms=wall * 1e3 / steps, gpu_ms=gpu_us / 1e3 / steps, launches=count(lambda k: k in _LAUNCHES),
                 scalar_reads=count(lambda k: k == 'aten::_local_scalar_dense'),     # .item(), bool(t), ...: each waits for the device
-                syncs=count(lambda k: 'ynchronize' in k))                           # cuda*Synchronize, the scalar reads' included
+                syncs=count(lambda k: 'ynchronize' in k),                           # cuda*Synchronize, the scalar reads' included
+                stream_syncs=count(lambda k: k in ('cudaStreamSynchronize', 'cudaDeviceSynchronize')),   # the whole queue drained
+                event_waits=count(lambda k: k == 'cudaEventSynchronize'))           # up to a point: a late read (06d_step)
 
 # %% ../nbs/06_train.ipynb #a1f0c009
 class StepProfiler:
@@ -857,7 +896,8 @@ class StepProfiler:
 def _report(self:StepProfiler, wall:float) -> str:
     ka = self.prof.key_averages(); h = profile_headline(ka, wall, self.count)
     lines = [f"profiled drafter steps {self.start}-{self.start + self.count - 1}: {h['wall_ms']:.1f} ms/step, GPU kernels "
-             f"{h['gpu_ms']:.1f} ms/step; per step {h['launches']:.0f} kernel launches, {h['scalar_reads']:.0f} scalar reads, {h['syncs']:.0f} device syncs"]
+             f"{h['gpu_ms']:.1f} ms/step; per step {h['launches']:.0f} kernel launches, {h['scalar_reads']:.0f} scalar reads, {h['syncs']:.0f} device syncs "
+             f"({h['stream_syncs']:.0f} of a whole stream, {h['event_waits']:.0f} event waits)"]
     for key in ('self_device_time_total', 'self_cpu_time_total', 'cpu_time_total'):
         try: lines.append(f"top ops by {key}:\n" + ka.table(sort_by=key, row_limit=30, max_name_column_width=70))
         except Exception as e: lines.append(f"top ops by {key}: not available ({e})")
@@ -866,12 +906,25 @@ def _report(self:StepProfiler, wall:float) -> str:
     return lines[0]
 StepProfiler.report = _report
 
+# %% ../nbs/06_train.ipynb #5e1c0a05
+def _read_all(self:Trainer, bar):
+    "Read every queued step (`06d_step`) before the loop ends: its metrics logged and checked before a stop saves or the run finishes."
+    if self.pending:
+        from dflash_nb.step import read_steps
+        read_steps(self, bar, every=True)
+
+# %% ../nbs/06_train.ipynb #5e1c0a06
+def _wall(m, seconds:float):
+    "Record on step record `m` (metrics, or a queued step's) the host's time of its loop iteration, `wall_s`: what steps per second count."
+    if isinstance(m, dict): m['wall_s'] = seconds
+    else: m.wall = seconds
+
 # %% ../nbs/06_train.ipynb #b8119b75
 def _loop(self:Trainer, start:int):
     from tqdm.auto import tqdm
     c, step = self.cfg, start
     from collections import deque
-    self.durations, t_prev = deque(maxlen=100), time.time()
+    self.durations, t_prev, self.pending = deque(maxlen=100), time.time(), deque()   # pending: queued steps not read yet (06d_step)
     bar = tqdm(total=self.total_steps, initial=start, desc='train', unit='step', dynamic_ncols=True,
                disable=not self.role.is_leader, mininterval=1.0)
     win = parse_profile_steps(c.profile_steps) if self.role.is_drafter and self.role.is_leader else None
@@ -888,12 +941,13 @@ def _loop(self:Trainer, start:int):
             epoch, k = self.locate(step)
             if prof: prof.before()
             m = self.drafter_step(step, epoch, k)
-            if prof and (line := prof.after()): tqdm_write(line)
             step += 1
-            now = time.time(); self.durations.append(now - t_prev); t_prev = now
+            now = time.time(); self.durations.append(now - t_prev); _wall(m, now - t_prev); t_prev = now
             if self.t_first is None: self.t_first = now                     # the clock of a time budget starts here
             _after_step(self, step, m, bar)
-    except StopRequested: pass
+            if prof and (line := prof.after()): tqdm_write(line)            # the window holds the step's late reads too
+        _read_all(self, bar)
+    except StopRequested: _read_all(self, bar)
     finally: bar.close(); self.ahead.clear()        # captured beyond the step the run stopped at
     self.end_streams(step)
     return step

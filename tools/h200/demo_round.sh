@@ -3,6 +3,10 @@
 #   bash tools/h200/demo_round.sh start        # starts the round (setsid) on a copy of the tree, returns at once
 #   bash tools/h200/demo_round.sh poll [SECS]  # waits up to SECS (default 500) for it, then puts what it has under $OUT
 # Phases (PHASES, default "regen screen_loss ab"; they run in the order below whatever the order in PHASES), each alone on the GPU:
+#   speed  08_bench's issue-34 cells (about 5 minutes): the demo step with --no-async-step and --async-step side by side
+#          (steps/s, GPU busy, launches and syncs per step), and the 8B-shaped step in a 40-step run (tokens/s, MFU, peak
+#          memory); the notebook with their outputs is $P/08_bench_speed.ipynb, their logs and JSON in $P/speed/. The rule
+#          for the --async-step default is in the notebook, stated before the round
 #   ab     08_bench's --capture-ahead cells (two 80-step demo runs, with and without); the option becomes the default for
 #          the seeds below if its median step is at least 5 % shorter and the losses agree (the rule the notebook states)
 #   regen  the target's greedy answers to the prompts of chitchat_train.jsonl.gz not yet answered in
@@ -56,6 +60,7 @@ if [ -n "${DRY:-}" ]; then
   TRAIN="python3 -m dflash_nb.train --max-steps 6 --max-records 300 --eval-prompts 2"; REGEN_EXTRA="--limit 40 --target $DRY_TARGET --max-new-tokens 8"
 fi
 PHASES=${PHASES:-regen screen_loss ab}; AB_CELLS=e4cce7f8,325a4550,6017ed95,38cd0078,023619e4; BENCH_CELLS=b3c4e502,b3c4e503
+SPEED_CELLS=a34b0002,a34b0004,a34b0006,a34b0007,a34b000e,a34b0009,a34b000b,a34b0012,a34b0013,a34b0014
 log "start: phases $PHASES"
 python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> $P/pipeline.log 2>&1 || { log "demo_target failed"; touch $P/DONE; exit 1; }
 if [[ " $PHASES " == *" regen "* ]]; then
@@ -75,6 +80,13 @@ if [[ " $PHASES " == *" screen_loss "* ]]; then
   wait; log "screen_loss done"
   for v in decay_s0 decay_s1 dpace_s0 dpace_s1; do python3 -c "import json; s = json.load(open('$HOME/sl_$v/summary.json')); print('screen_loss $v', {k: s.get(k) for k in ('step', 'tau_pooled', 'tau_prompt_mean', 'speedup', 'minutes')})" >> $P/pipeline.log 2>&1; done
 fi
+ASYNC=1
+if [[ " $PHASES " == *" speed "* ]]; then
+  mkdir -p $P/speed
+  OUT=$P/speed timeout ${SPEED_HARD:-540} python3 tools/run_notebook.py nbs/08_bench.ipynb --cells $SPEED_CELLS --out $P/08_bench_speed.ipynb > $P/speed.log 2>&1
+  rc=$?; log "speed rc=$rc"; grep -E "largest relative|steps per second|rule:|8B-shaped step" $P/speed.log >> $P/pipeline.log
+  grep -q "rule: --async-step stays" $P/speed.log || ASYNC=""      # the seeds below then run with --no-async-step as the default
+fi
 AHEAD=1
 if [[ " $PHASES " == *" ab "* ]]; then
   [ -n "${DRY:-}" ] && sed -i "s/steps=80/steps=14/; s/'8000'/'300'/; s/== 80/== 14/" nbs/08_bench.ipynb
@@ -86,7 +98,8 @@ fi
 if [[ " $PHASES " == *" seeds "* ]]; then
   sed -i "s/time_limit_min=8.0, eval_every=0/time_limit_min=${CLOCK:-8.75}, eval_every=0/" dflash_nb/options.py
   [ -z "$AHEAD" ] && sed -i "s/capture_ahead: bool = _opt(True, /capture_ahead: bool = _opt(False, /" dflash_nb/options.py
-  grep -n "^DEMO_GPU\|    data: str\|capture_ahead: bool" dflash_nb/options.py | cut -c1-160 >> $P/pipeline.log
+  [ -z "$ASYNC" ] && sed -i "s/async_step: bool = _opt(True, /async_step: bool = _opt(False, /" dflash_nb/options.py
+  grep -n "^DEMO_GPU\|    data: str\|capture_ahead: bool\|async_step: bool" dflash_nb/options.py | cut -c1-160 >> $P/pipeline.log
   for s in 0 1; do
     t0=$(date +%s); $TRAIN --run-dir $HOME/seed$s --seed $s > $P/seed$s.log 2>&1
     log "seed $s rc=$? in $(( $(date +%s) - t0 )) s"
