@@ -268,12 +268,27 @@ def load_checkpoint(path):
     return load_file(path / 'drafter.safetensors'), torch.load(path / 'state.pt', weights_only=False)
 
 # %% ../nbs/05a_run.ipynb #08e536da
+def _export_whole(d:Path) -> bool:
+    "Whether export folder `d` was finished: its config.json, written last, names the chat-template arguments."
+    try: return 'chat_template_kwargs' in json.loads((d / 'config.json').read_text())
+    except (OSError, ValueError): return False
+
 def clean_leftovers(run_dir) -> list:
-    "Remove what killed saves and exports left in `run_dir` (`checkpoints/.tmp-step_*` folders, `export/.tmp-*`, `export/.old-*`); return the removed paths."
+    "Remove what killed saves and exports left in `run_dir` (temporary checkpoint folders, `write_file` temporaries; a half-written export, its predecessor put back); the removed paths."
     d = Path(run_dir)
-    gone = sorted(d.glob('checkpoints/.tmp-step_*')) + sorted(d.glob('checkpoints/.latest*.tmp')) + sorted(d.glob('export/.tmp-*')) + sorted(d.glob('export/.old-*'))
-    for p in gone: shutil.rmtree(p, ignore_errors=True) if p.is_dir() and not p.is_symlink() else p.unlink(missing_ok=True)
+    gone = sorted(d.glob('checkpoints/.tmp-step_*')) + sorted(d.glob('checkpoints/.latest.????????.tmp')) + sorted(d.glob('.*.????????.tmp'))   # write_file's
+    for p in gone: _remove(p)
+    for old in sorted(d.glob('export/.old-*')):                       # an export killed after moving the earlier one aside
+        new = d / 'export' / old.name[len('.old-'):].rsplit('-', 1)[0]
+        if _export_whole(new): _remove(old); gone.append(old)
+        else:
+            if new.exists() or new.is_symlink(): _remove(new); gone.append(new)
+            os.rename(old, new)
     return gone
+
+def _remove(p:Path):
+    "Delete file, link or folder `p` (a link itself, never what it points to)."
+    shutil.rmtree(p, ignore_errors=True) if p.is_dir() and not p.is_symlink() else p.unlink(missing_ok=True)
 
 # %% ../nbs/05a_run.ipynb #1acd99df
 def _read_jsonl(path) -> list[dict]:
