@@ -299,18 +299,22 @@ def _read_jsonl(path) -> list[dict]:
     return out
 
 # %% ../nbs/05a_run.ipynb #d7f102ac
-def roll_back(run_dir, step:int, say=print):
-    "Before a run resumed at `step` trains: move later checkpoints and their metrics to previous-<time>/, drop later records from metrics.jsonl, point `latest` at `step`."
+def roll_back(run_dir, step:int, say=print) -> list:
+    "Before a run resumed at `step` trains: move what its run did after `step` (checkpoints, their metrics, exports, summary, tau records) to previous-<time>/, drop later records from metrics.jsonl, point `latest` at `step`; the checkpoints moved."
     d = Path(run_dir); root = d / 'checkpoints'; name = f'step_{step:07d}'
     later = sorted(p for p in root.glob('step_*') if p.name > name)
     recs = _read_jsonl(d / 'metrics.jsonl')
     keep, gone = [r for r in recs if r.get('step', 0) <= step], [r for r in recs if r.get('step', 0) > step]
-    if later:
-        dst = _previous(d); (dst / 'checkpoints').mkdir()
+    if later:                                                          # a rolled-back run: keep the abandoned branch, out of the way
+        dst = _previous(d); (dst / 'checkpoints').mkdir(); (dst / 'eval').mkdir()
         for p in later: shutil.move(str(p), str(dst / 'checkpoints' / p.name))
+        for n in ('summary.json', 'eval_final.json', 'export'):
+            if (d / n).exists() or (d / n).is_symlink(): shutil.move(str(d / n), str(dst / n))
+        for p in d.glob('eval/tau_step*.json'):
+            if p.stem[len('tau_step'):].isdigit() and int(p.stem[len('tau_step'):]) > step: shutil.move(str(p), str(dst / 'eval' / p.name))
         if gone: write_file(dst / 'metrics.jsonl', ''.join(json.dumps(r) + '\n' for r in gone))
-        say(f"rolled back to step {step}: the later checkpoints ({', '.join(p.name for p in later)}) and the records of steps after it "
-            f"moved to {dst.name}/ (--resume {dst / 'checkpoints' / later[-1].name} goes back to them)")
+        say(f"rolled back to step {step}: what the run did after it (checkpoints {', '.join(p.name for p in later)}, their metrics, exports "
+            f"and summary) moved to {dst.name}/ (--resume {dst / 'checkpoints' / later[-1].name} goes back to it)")
     text = ''.join(json.dumps(r) + '\n' for r in keep)
     if (d / 'metrics.jsonl').exists() and (d / 'metrics.jsonl').read_text() != text: write_file(d / 'metrics.jsonl', text)
     if (root / name).is_dir(): write_file(root / 'latest', name)

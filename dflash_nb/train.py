@@ -1133,7 +1133,7 @@ def _run(self:Trainer) -> dict:
         with s.during('loading'): start = self.resume()
         with s.during('training', deferred=True):
             if self.role.is_leader and start == 0: self.set_aside()
-            elif self.role.is_leader: roll_back(self.run_dir, start, self.say)   # later checkpoints aside, later metrics out
+            elif self.role.is_leader and roll_back(self.run_dir, start, self.say): self.best = None   # a rolled-back run: its own best
             _open_records(self)
             if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
             t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
