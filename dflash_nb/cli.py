@@ -18,6 +18,7 @@ from .run import (check_run_dir, checkpoint_meta, find_checkpoint, refuse_other_
 from .options import (TrainConfig, parse_args, prepare_config, parse_boundaries, _check_given, _layer_types, _profile,
                                _resolve_data_path, _sliding_kw)
 from .train import Trainer, _env_int, _reading_line, _say, _tokenize_procs
+from .dataset import WorkerDied
 
 # %% ../nbs/06b_cli.ipynb #6f76476f
 def _launch_workers(cfg:TrainConfig, given, layout, argv, locked:bool=False) -> int:
@@ -65,7 +66,7 @@ def main(argv=None) -> int:
     except _user_errors() as e:
         if debug: import traceback; traceback.print_exc()
         _error_line(_how_out(e)); return 2
-    except SaveError as e:
+    except (SaveError, WorkerDied) as e:
         _error_line(e); return 1
     except OSError as e:
         if not _out_of_space(e): raise
@@ -150,7 +151,7 @@ def _plan_mix(c:TrainConfig, tok):
     _say(f"--plan: tokenizing --data as the run on the GPU will (into {cache}, so that run reuses it), for the micro-batches of the table")
     _say(_reading_line(files, c, cache))
     ds = build_dataset(files, tok, c.max_length, cache_dir=cache, on_error='skip' if c.on_bad_record == 'skip' else 'raise', progress=True,
-                       limit=c.max_records or None, num_proc=_tokenize_procs(c), chat_template_kwargs=kw)
+                       limit=c.max_records or None, num_proc=_tokenize_procs(c), chat_template_kwargs=kw, max_record_bytes=c.max_record_bytes)
     bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else parse_boundaries(c.boundaries)
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
     return dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)

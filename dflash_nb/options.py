@@ -58,6 +58,7 @@ class TrainConfig:
     max_tokens: int = _opt(16384, "token budget of one micro-batch (batch size x longest sample)")
     grad_accum: int = _opt(1, "micro-batches per drafter rank per optimizer step")
     on_bad_record: str = _opt('error', "a bad data record: 'error' stops at it (file:line), 'skip' leaves it out and reports it (run_dir/data_report.json)")
+    max_record_bytes: int = _opt(4 << 20, "a data record longer than this many bytes is a bad record ('record too long'), read past without being held in memory")
     # optimisation
     lr: float = _opt(6e-4, "peak learning rate (AdamW)")
     warmup_ratio: float = _opt(0.04, "fraction of steps of linear warm-up before the cosine decay")
@@ -323,6 +324,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.save_every >= 1, 'save_every', "must be >= 1"), (cfg.inflight >= 1, 'inflight', "must be >= 1"),
               (cfg.resume in ('auto', 'none') or Path(cfg.resume).exists(), 'resume', "is neither auto, none nor an existing folder"),
               (cfg.on_bad_record in ('error', 'skip'), 'on_bad_record', "use error or skip"),
+              (cfg.max_record_bytes >= 1024, 'max_record_bytes', "must be >= 1024 (bytes of one record)"),
               (cfg.num_taps >= 0, 'num_taps', "must be >= 0 (0: one per drafter layer)"),
               (cfg.mask_token_id >= -1, 'mask_token_id', "must be a token id (or -1 to choose one)"),
               (cfg.max_records >= 0, 'max_records', "must be >= 0 (0: every record)"),

@@ -289,6 +289,7 @@ def _tokenize(self:Trainer):
     if self.rank == 0: _say(_reading_line(self.files, c, cache))      # reading a large file takes a while before the bar shows
     self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
                                                          on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
+                                                         max_record_bytes=c.max_record_bytes,
                                                          num_proc=_tokenize_procs(c),
                                                          chat_template_kwargs=self.template_kwargs))
 
