@@ -14,10 +14,11 @@ __all__ = ['main', 'plan_main']
 # %% ../nbs/06b_cli.ipynb #e88d069b
 from .layout import ConfigError, _error_line, PeerLost, report_status, resolve_layout, torchrun_commands
 from .run import (check_run_dir, checkpoint_meta, find_checkpoint, refuse_other_run, run_identity, RunLock, SaveError,
-                           StopRun, StopFlag, stop_status, watch_launcher, threading_main, launch_torchrun)
+                           StopRun, StopFlag, stop_status, watch_launcher, threading_main, launch_torchrun, _out_of_space, _latest)
 from .options import (TrainConfig, parse_args, prepare_config, parse_boundaries, _check_given, _layer_types, _profile,
                                _resolve_data_path, _sliding_kw)
 from .train import Trainer, _env_int, _reading_line, _say, _tokenize_procs
+from .dataset import WorkerDied
 
 # %% ../nbs/06b_cli.ipynb #6f76476f
 def _launch_workers(cfg:TrainConfig, given, layout, argv, locked:bool=False) -> int:
@@ -45,7 +46,7 @@ def _peer_died(t) -> str|None:
 def main(argv=None) -> int:
     "Entry point of `dflash_nb_train`; the exit status: 0, 1, 2, or 128 + N after signal N (`--help` says which is which)."
     argv = sys.argv[1:] if argv is None else list(argv)
-    debug, stop, lock, t = '--debug' in argv, None, None, None
+    debug, stop, lock, t, checked = '--debug' in argv, None, None, None, None
     try:
         cfg, given = parse_args(argv); debug = cfg.debug
         checked = prepare_config(cfg, given)                 # every value, before anything is read, written or launched
@@ -65,8 +66,11 @@ def main(argv=None) -> int:
     except _user_errors() as e:
         if debug: import traceback; traceback.print_exc()
         _error_line(_how_out(e)); return 2
-    except SaveError as e:
+    except (SaveError, WorkerDied) as e:
         _error_line(e); return 1
+    except OSError as e:
+        if not _out_of_space(e): raise
+        _error_line(_disk_full(e, checked)); return 1
     except PeerLost as e:
         if stop and ' died ' not in str(e): return report_status(stop.status)   # stopping anyway: a peer that stopped first is no failure
         _error_line(e); return 1
@@ -117,6 +121,14 @@ def _how_out(e) -> str:
     hint = " (--on-bad-record skip leaves bad records out and reports them)" if isinstance(e, DataError) and e.line is not None else ''
     return f"{e}{hint}"
 
+# %% ../nbs/06b_cli.ipynb #5a2154ec
+def _disk_full(e:OSError, cfg=None) -> str:
+    "The line for a write that failed for lack of space outside a checkpoint save: the file, and the checkpoint a rerun continues from."
+    root = Path(cfg.run_dir) / 'checkpoints' if cfg is not None else None
+    last = _latest(root) if root is not None else None
+    return (f"no space left on the disk writing {e.filename or 'a file'}: free some space (or use another --run-dir) and run the same command "
+            f"again; " + (f"it goes on from {root / last}" if last else "no checkpoint was written yet"))
+
 # %% ../nbs/06b_cli.ipynb #fcdaee2d
 def _device_flags(lay) -> str:
     "The --target-devices/--drafter-devices of a planned layout (one list per node when the nodes differ)."
@@ -139,7 +151,7 @@ def _plan_mix(c:TrainConfig, tok):
     _say(f"--plan: tokenizing --data as the run on the GPU will (into {cache}, so that run reuses it), for the micro-batches of the table")
     _say(_reading_line(files, c, cache))
     ds = build_dataset(files, tok, c.max_length, cache_dir=cache, on_error='skip' if c.on_bad_record == 'skip' else 'raise', progress=True,
-                       limit=c.max_records or None, num_proc=_tokenize_procs(c), chat_template_kwargs=kw)
+                       limit=c.max_records or None, num_proc=_tokenize_procs(c), chat_template_kwargs=kw, max_record_bytes=c.max_record_bytes)
     bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else parse_boundaries(c.boundaries)
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
     return dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
@@ -168,6 +180,14 @@ def _say_recommendation(df, gpus:int, nnodes:int):
     T = 0 if best == 'colocated' else int(best.split(':')[0])
     _say(f"recommended: {best} ({_device_flags(split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes))})")
 
+# %% ../nbs/06b_cli.ipynb #4f23e069
+def _plan_splits(gpus:int, micro:int, grad_accum:int=1) -> list[int]:
+    "The layouts `--plan` can time (T target GPUs; 0: colocated on all): those whose drafter GPUs x `grad_accum` fit in an epoch's `micro` micro-batches."
+    ok = [T for T in [0, *range(1, gpus)] if (gpus if T == 0 else gpus - T) * grad_accum <= micro]
+    if not ok: raise ConfigError(f"--plan-gpus {gpus}: one epoch of this data makes {micro} micro-batches, fewer than one optimizer step takes "
+                                 f"on any layout of {gpus} GPUs (--grad-accum {grad_accum} per drafter GPU): plan for fewer GPUs or give more data")
+    return ok
+
 # %% ../nbs/06b_cli.ipynb #3b79df5a
 def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
     "`dflash_nb_train --plan`: the planner's table for this run's target, drafter, data and GPU count; rates given or measured here."
@@ -178,11 +198,14 @@ def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
         raise ConfigError("--plan: no GPU here to measure the rates on: give them, per GPU, with --plan-rates "
                           "capture=TOKENS_S,drafter=TOKENS_S[,link=GB_S,inter=GB_S] (H200, Qwen3-8B shape: capture=28700,drafter=10300,link=311)")
     path, tcfg, dcfg, mix = _plan_inputs(c)
-    rates = rates or measure_rates(path, dcfg, mix, dcfg.target_layer_ids)
     gpus = c.plan_gpus or (torch.cuda.device_count() or 8) * c.nnodes
+    splits = _plan_splits(gpus, len(mix), c.grad_accum)
+    rates = rates or measure_rates(path, dcfg, mix, dcfg.target_layer_ids)
     df = plan_layout(rates, gpus=gpus, nnodes=c.nnodes, target=tcfg, drafter=dcfg, layer_ids=dcfg.target_layer_ids, mix=mix,
-                     grad_accum=c.grad_accum, inflight=c.inflight)
+                     grad_accum=c.grad_accum, inflight=c.inflight, splits=splits)
     _say(f"Split plan: {gpus} GPU(s) on {c.nnodes} node(s); {len(mix)} micro-batches of {mix.tokens.mean():,.0f} tokens on average; {rates}")
+    if len(splits) < gpus: _say(f"left out: the layouts with more than {len(mix) // c.grad_accum} drafter GPUs (one epoch of this data makes "
+                                f"{len(mix)} micro-batches, fewer than one optimizer step of theirs takes)")
     _say(df.to_string(index=False, float_format=lambda x: f'{x:,.2f}' if abs(x) < 100 else f'{x:,.0f}'))
     _say_recommendation(df, gpus, c.nnodes)
     return 0

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'PROVENANCE_KIND', 'make_tokenizer', 'DataError', 'normalize_conversation',
-           'open_text', 'LoadReport', 'read_conversations', 'template_kwargs', 'prompt_text', 'tokenize_conversation']
+__all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'MAX_RECORD_BYTES', 'PROVENANCE_KIND', 'make_tokenizer', 'DataError',
+           'normalize_conversation', 'open_text', 'LoadReport', 'read_conversations', 'template_kwargs', 'prompt_text',
+           'tokenize_conversation']
 
 # %% ../nbs/00_data.ipynb #c0b24c5c
 from tokenizers import AddedToken, Tokenizer, models, trainers, pre_tokenizers, decoders
@@ -176,22 +177,74 @@ def normalize_conversation(rec, # one record: `{'messages': [...]}` or `{'conver
     return msgs
 
 # %% ../nbs/00_data.ipynb #e0d9f791
-def _iter_json_list(text):
-    dec, ws = json.JSONDecoder(), re.compile(r'\s*')
-    pos = last = text.index('[') + 1; line = text.count('\n', 0, pos) + 1
+MAX_RECORD_BYTES = 4 << 20      # a record's bytes: a longer one is a bad record (--max-record-bytes)
+
+def _too_long(limit:int) -> DataError: return DataError(f"a record longer than {limit:,} bytes (--max-record-bytes)", 'record too long')
+def _too_deep() -> DataError: return DataError("nested deeper than the JSON reader goes (about 1,000 levels)", 'bad JSON')
+
+# %% ../nbs/00_data.ipynb #9243b4f9
+class _Stream:
+    "The text of binary file `f`, decoded as UTF-8 a piece at a time (`more`); the text before a record is dropped (`drop`), its line and column kept."
+    def __init__(self, f, chunk:int=1 << 20):
+        import codecs
+        self.f, self.chunk, self.buf, self.eof, self.dec = f, chunk, '', False, codecs.getincrementaldecoder('utf-8')()
+        self.line, self.col, self.read = 1, 0, 0          # the buffer starts at this line and column; bytes read before the current piece
+    def more(self) -> bool:
+        "Read the next piece; False at the end of the file."
+        if self.eof: return False
+        b = self.f.read(self.chunk); self.eof = not b
+        try: self.buf += self.dec.decode(b, final=self.eof)
+        except UnicodeDecodeError as e: raise UnicodeDecodeError(e.encoding, e.object, self.read + e.start, self.read + e.end, e.reason) from None
+        self.read += len(b); return True
+    def drop(self, pos:int) -> int:
+        "Forget the text before `pos`; the new position of `pos` (0)."
+        n = self.buf.count('\n', 0, pos)
+        self.col = pos - self.buf.rfind('\n', 0, pos) - 1 if n else self.col + pos
+        self.line += n; self.buf = self.buf[pos:]; return 0
+    def line_at(self, pos:int) -> int: return self.line + self.buf.count('\n', 0, pos)
+    def column(self, e) -> int: return e.colno + (self.col if e.lineno == 1 else 0)
+    def skip_ws(self, pos:int) -> int:
+        "The first position at or after `pos` that is not whitespace (reading on as needed; the buffer's end at the end of the file)."
+        while True:
+            pos = re.compile(r'\s*').match(self.buf, pos).end()
+            if pos < len(self.buf) or not self.more(): return pos
+
+# %% ../nbs/00_data.ipynb #f31985ef
+def _decode_one(s:_Stream, pos:int, limit:int):
+    "The record of a JSON list starting at `pos`: `(record, end)`, reading on while it may be cut; else `(DataError, None)` (the rest of the file unread)."
+    dec = json.JSONDecoder()
     while True:
-        pos = ws.match(text, pos).end()
-        if pos >= len(text): yield line, None, DataError("the JSON list is not closed", 'bad JSON'); return
-        if text[pos] == ']':
-            if text[pos + 1:].strip(): yield text.count('\n', 0, pos) + 1, None, DataError("text after the closing ']'", 'bad JSON')
-            return
-        line += text.count('\n', last, pos); last = pos
-        try: obj, pos = dec.raw_decode(text, pos)
-        except json.JSONDecodeError as e: yield e.lineno, None, DataError(f"{e.msg} (column {e.colno}); the rest of the file is unread", 'bad JSON'); return
-        yield line, obj, None
-        pos = ws.match(text, pos).end()
-        if text[pos:pos+1] == ',': pos += 1
-        elif text[pos:pos+1] != ']': yield text.count('\n', 0, pos) + 1, None, DataError("expected ',' or ']' between records; the rest of the file is unread", 'bad JSON'); return
+        try: return dec.raw_decode(s.buf, pos)
+        except json.JSONDecodeError as e:                # a string, literal or number cut at the end of what is read: read on
+            cut = e.pos > len(s.buf) - 16 or e.msg.startswith('Unterminated string')
+            if cut and len(s.buf) - pos > limit: return DataError(_too_long(limit).msg + "; the rest of the file is unread", 'record too long'), None
+            if not cut or not s.more(): return DataError(f"{e.msg} (column {s.column(e)}); the rest of the file is unread", 'bad JSON', line=s.line + e.lineno - 1), None
+        except RecursionError: return DataError(_too_deep().msg + "; the rest of the file is unread", 'bad JSON'), None
+
+# %% ../nbs/00_data.ipynb #9012e222
+def _iter_json_list(f, limit:int=MAX_RECORD_BYTES):
+    "Yield `(line, record, error)` of a JSON list in binary file `f`, read a piece at a time: one record, at most `limit` bytes, held at once."
+    s = _Stream(f)
+    try:
+        pos = s.skip_ws(0)
+        if s.buf[pos:pos + 1] != '[': yield s.line_at(pos), None, DataError("not a JSON list", 'bad JSON'); return
+        pos = s.skip_ws(pos + 1)
+        while True:
+            pos = s.drop(pos)
+            if pos >= len(s.buf): yield s.line, None, DataError("the JSON list is not closed", 'bad JSON'); return
+            if s.buf[pos] == ']':
+                if s.skip_ws(pos + 1) < len(s.buf): yield s.line_at(pos), None, DataError("text after the closing ']'", 'bad JSON')
+                return
+            line = s.line
+            obj, end = _decode_one(s, pos, limit)
+            if end is None: yield (obj.line or line), None, obj; return
+            long = end - pos > limit // 4 and len(s.buf[pos:end].encode()) > limit      # chars, then bytes
+            yield (line, None, _too_long(limit)) if long else (line, obj, None)
+            pos = s.skip_ws(end)
+            if s.buf[pos:pos + 1] == ',': pos = s.skip_ws(pos + 1)
+            elif s.buf[pos:pos + 1] != ']':
+                yield s.line_at(pos), None, DataError("expected ',' or ']' between records; the rest of the file is unread", 'bad JSON'); return
+    except UnicodeDecodeError as e: yield s.line, None, DataError(f"the file is not UTF-8 ({e.reason} at byte {e.start})", 'bad JSON')
 
 # %% ../nbs/00_data.ipynb #05e662ec
 import codecs, gzip, io, zlib
@@ -225,21 +278,32 @@ def open_text(path, mode:str='r', # 'r' text, 'rb' bytes (decompressed), 'w' tex
     return f
 
 # %% ../nbs/00_data.ipynb #29106015
-def _iter_records(path):
-    "Yield `(line, record, error)` for every record of a JSONL or JSON-list file."
+def _lines(f, limit:int):
+    "`(line number, bytes)` of each line of binary file `f`; a line longer than `limit` is read past in pieces, never held, and comes as a `DataError`."
+    i = 0
+    while raw := f.readline(limit + 1):
+        i += 1
+        if len(raw) > limit and not raw.endswith(b'\n'):
+            while (rest := f.readline(1 << 20)) and not rest.endswith(b'\n'): pass
+            raw = _too_long(limit)
+        yield i, raw
+
+def _parse(raw:bytes):
+    "`(record, None)` of a JSONL line, or `(None, DataError)`."
+    try: return json.loads(raw.decode('utf-8').rstrip('\r\n')), None
+    except UnicodeDecodeError as e: return None, DataError(f"not UTF-8 ({e.reason} at byte {e.start} of the line)", 'bad JSON')
+    except json.JSONDecodeError as e: return None, DataError(f"{e.msg} (column {e.colno})", 'bad JSON')
+    except RecursionError: return None, _too_deep()
+
+def _iter_records(path, max_record_bytes:int=MAX_RECORD_BYTES):
+    "Yield `(line, record, error)` for every record of a JSONL or JSON-list file, none longer than `max_record_bytes` held."
     with open_text(path, 'rb') as f:
         start = f.tell()  # after a BOM
-        if f.read(4096).lstrip()[:1] == b'[':
-            f.seek(start)
-            try: text = f.read().decode('utf-8')
-            except UnicodeDecodeError as e: yield 1, None, DataError(f"the file is not UTF-8 ({e.reason} at byte {e.start})", 'bad JSON'); return
-            yield from _iter_json_list(text); return
-        f.seek(start)
-        for i, raw in enumerate(f, 1):
-            if not raw.strip(): continue
-            try: yield i, json.loads(raw.decode('utf-8').rstrip('\r\n')), None
-            except UnicodeDecodeError as e: yield i, None, DataError(f"not UTF-8 ({e.reason} at byte {e.start} of the line)", 'bad JSON')
-            except json.JSONDecodeError as e: yield i, None, DataError(f"{e.msg} (column {e.colno})", 'bad JSON')
+        head = f.read(4096).lstrip(); f.seek(start)
+        if head[:1] == b'[': yield from _iter_json_list(f, max_record_bytes); return
+        for i, raw in _lines(f, max_record_bytes):
+            if isinstance(raw, DataError): yield i, None, raw
+            elif raw.strip(): yield (i, *_parse(raw))
 
 # %% ../nbs/00_data.ipynb #0672edde
 @dataclass
@@ -305,12 +369,12 @@ def _resolve(paths)->list:
     return out
 
 # %% ../nbs/00_data.ipynb #1fb89ceb
-def _read(paths, on_error='raise', require_assistant=True, limit:int=None):
+def _read(paths, on_error='raise', require_assistant=True, limit:int=None, max_record_bytes:int=MAX_RECORD_BYTES):
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     files = _resolve(paths)
     convs, srcs, rep = [], [], LoadReport(files=len(files))
     for path in files:
-        for line, rec, err in _iter_records(path):
+        for line, rec, err in _iter_records(path, max_record_bytes):
             if limit is not None and len(convs) >= limit: break   # the first `limit` usable ones
             rep.records += 1
             try:
@@ -326,9 +390,10 @@ def _read(paths, on_error='raise', require_assistant=True, limit:int=None):
 def read_conversations(paths, # a file, a folder, or a list of them (JSONL or JSON lists)
                        on_error:str='raise', # 'raise' at the first bad record, or 'skip' and count it
                        require_assistant:bool=True, # False to read prompts (no answers yet)
+                       max_record_bytes:int=MAX_RECORD_BYTES, # a longer record is a bad one ('record too long'), never held
                       )->tuple: # (conversations, `LoadReport`)
     "Read conversations in OpenAI or ShareGPT form, normalised to `[{'role', 'content'}, ...]`, with a `LoadReport`."
-    convs, _, rep = _read(paths, on_error, require_assistant)
+    convs, _, rep = _read(paths, on_error, require_assistant, max_record_bytes=max_record_bytes)
     return convs, rep
 
 # %% ../nbs/00_data.ipynb #9e1a0d58

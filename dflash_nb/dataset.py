@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_dataset.ipynb #941f86ec
 from __future__ import annotations
-import array, hashlib, json, os, shutil, tempfile
+import array, collections, contextlib, errno, hashlib, itertools, json, os, shutil, signal, socket, tempfile
 from pathlib import Path
 import numpy as np
 import torch
@@ -12,10 +12,10 @@ from tqdm.auto import tqdm
 
 # %% auto #0
 __all__ = ['FORMAT_VERSION', 'DatasetWriter', 'TokenizedDataset', 'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir',
-           'build_dataset']
+           'WorkerDied', 'clean_stale', 'build_dataset']
 
 # %% ../nbs/00b_dataset.ipynb #b223df9a
-from .data import DataError, LoadReport, _check_tokenizer, _has_pair, _kw, _read, _resolve, _tokenize_many, open_text
+from .data import DataError, LoadReport, MAX_RECORD_BYTES, _check_tokenizer, _has_pair, _kw, _read, _resolve, _tokenize_many, open_text
 
 # %% ../nbs/00b_dataset.ipynb #740b7642
 FORMAT_VERSION = 2  # 2: closing tokens supervised, contents tokenized as text; part of the cache key: bump it when the files or the tokenization rules change
@@ -141,11 +141,11 @@ def _file_sha256(path, bufsize=1 << 20):
     return h.hexdigest()
 
 # %% ../nbs/00b_dataset.ipynb #7cc15beb
-def dataset_key(files, tokenizer, max_length, on_error='raise', chat_template_kwargs=None, limit:int=None)->str:
-    "The cache key of a tokenized dataset: data file hashes, tokenizer fingerprint, template arguments, max_length, error policy, record limit, format."
+def dataset_key(files, tokenizer, max_length, on_error='raise', chat_template_kwargs=None, limit:int=None, max_record_bytes:int=MAX_RECORD_BYTES)->str:
+    "The cache key of a tokenized dataset: data file hashes, tokenizer fingerprint, template arguments, max_length, error policy, record limit and size, format."
     spec = {'format': FORMAT_VERSION, 'files': [_file_sha256(f) for f in files], 'tokenizer': tokenizer_fingerprint(tokenizer),
             'max_length': max_length, 'on_error': on_error, 'template_kwargs': _kw(tokenizer, chat_template_kwargs),
-            **({'limit': limit} if limit is not None else {})}
+            **({'limit': limit} if limit is not None else {}), **({'max_record_bytes': max_record_bytes} if max_record_bytes != MAX_RECORD_BYTES else {})}
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:24]
 
 # %% ../nbs/00b_dataset.ipynb #3f536dde
@@ -154,28 +154,77 @@ def default_cache_dir()->Path:
     return Path(os.environ.get('DFLASH_NB_CACHE', Path.home()/'.cache'/'dflash_nb'))/'datasets'
 
 # %% ../nbs/00b_dataset.ipynb #c50060ac
+class WorkerDied(RuntimeError):
+    "A tokenizing worker process died (the OOM killer's SIGKILL, say); the message names its end and the records it held."
+
 _WORKER_TOK = None
 def _init_worker(tok, kw):
+    "In a new worker: keep the tokenizer, and have the kernel SIGKILL this worker when its parent dies."
     global _WORKER_TOK; _WORKER_TOK = tok, kw
+    try:
+        import ctypes; ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError): pass
+    if 'tokenizing-worker' in os.environ.get('DFLASH_NB_PAUSE_AT', '').split(','):   # tests: a worker held before it tokenizes
+        print(f"[dflash_nb] paused in phase tokenizing-worker (pid {os.getpid()}, DFLASH_NB_PAUSE_AT): waiting for a signal", flush=True)
+        signal.pause()
 def _work(convs): return _tokenize_many(*_WORKER_TOK[:1], convs, _WORKER_TOK[1])
 
 # %% ../nbs/00b_dataset.ipynb #a139b4cc
+def _how_ended(procs:dict) -> str:
+    "How the first of the pool's worker processes that a signal ended ended, in words."
+    for pid, p in procs.items():
+        p.join(timeout=5)
+        if p.exitcode is not None and p.exitcode < 0: return f"process {pid} was killed by {signal.Signals(-p.exitcode).name}"
+    return "a process ended without its result"
+
+def _pool_chunks(chunks:list, num_proc:int, tokenizer, kw):
+    "Each chunk tokenized by a pool of `num_proc` processes, in order; a worker that dies raises `WorkerDied(how, i, j)` (chunks `i` to `j` in flight); no worker outlives it."
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    ctx = mp.get_context('fork' if 'fork' in mp.get_all_start_methods() else 'spawn')
+    ex = ProcessPoolExecutor(num_proc, mp_context=ctx, initializer=_init_worker, initargs=(tokenizer, kw))
+    todo, flight, done, procs = iter(enumerate(chunks)), collections.deque(), False, {}
+    try:
+        for i, c in itertools.islice(todo, 2 * num_proc): flight.append((i, ex.submit(_work, c)))
+        procs = dict(ex._processes or {})
+        while flight:
+            i, fut = flight.popleft()
+            try: r = fut.result()
+            except BrokenProcessPool: raise WorkerDied(_how_ended(procs), i, flight[-1][0] if flight else i) from None
+            flight.extend((j, ex.submit(_work, c)) for j, c in itertools.islice(todo, 1))
+            yield r
+        done = True
+    finally:
+        if not done:                                   # a signal, an error, a dead worker: no worker is left behind
+            for p in list((ex._processes or procs).values()):
+                with contextlib.suppress(Exception): p.kill()
+        ex.shutdown(wait=done, cancel_futures=True)
+
 def _tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw=None):
     chunks = [convs[i:i + chunk_size] for i in range(0, len(convs), chunk_size)]
     if num_proc <= 1 or len(chunks) <= 1:
         yield from (_tokenize_many(tokenizer, c, kw) for c in chunks); return
-    import multiprocessing as mp
-    ctx = mp.get_context('fork' if 'fork' in mp.get_all_start_methods() else 'spawn')
-    with ctx.Pool(num_proc, initializer=_init_worker, initargs=(tokenizer, kw)) as pool: yield from pool.imap(_work, chunks)
+    yield from _pool_chunks(chunks, num_proc, tokenizer, kw)
 
 # %% ../nbs/00b_dataset.ipynb #af6dddc1
 _ALWAYS_DROP = {'tool turn unsupported'}  # records another template could use: counted, never fatal
 
+# %% ../nbs/00b_dataset.ipynb #83b3dd7b
+def _named_deaths(chunks, srcs:list, chunk_size:int):
+    "`chunks` as they come; a `WorkerDied` names the records in flight when its worker died (`file:line` to `file:line`) and the ways on."
+    try: yield from chunks
+    except WorkerDied as e:
+        how, i, j = e.args; a, b = srcs[i * chunk_size], srcs[min(len(srcs), (j + 1) * chunk_size) - 1]
+        raise WorkerDied(f"a tokenizing worker {how} while the records {a[0]}:{a[1]} to {b[0]}:{b[1]} were being tokenized (SIGKILL: "
+                         "the kernel's OOM killer, when memory runs out); lower --tokenize-procs, or --max-record-bytes to leave huge records out") from None
+
 # %% ../nbs/00b_dataset.ipynb #201c9d58
 def _write_tokenized(folder, tokenizer, convs, srcs, rep, max_length, on_error, num_proc, chunk_size, progress, kw=None):
-    with DatasetWriter(folder) as w, tqdm(total=len(convs), desc='tokenizing', unit='conv', disable=not progress) as bar:
-        k = 0
-        for chunk in _tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw):
+    with DatasetWriter(folder) as w, tqdm(total=len(convs), desc='tokenizing', unit='conv', disable=not progress) as bar, \
+         contextlib.closing(_named_deaths(_tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw), srcs, chunk_size)) as chunks:
+        k = 0                                             # (closing: an error here ends the pool's workers at once)
+        for chunk in chunks:
             for r in chunk:
                 path, line = srcs[k]; k += 1
                 if isinstance(r, DataError):
@@ -191,6 +240,22 @@ def _write_tokenized(folder, tokenizer, convs, srcs, rep, max_length, on_error, 
         rep.kept = rep.records - sum(rep.skipped.values()) - sum(rep.dropped.values())
         return w
 
+# %% ../nbs/00b_dataset.ipynb #3176c9cc
+_HOST = socket.gethostname().replace('-', '_')
+
+def _alive(pid:int) -> bool:
+    try: os.kill(pid, 0); return True
+    except ProcessLookupError: return False
+    except PermissionError: return True                 # another user's process
+
+def clean_stale(root) -> list:
+    "Remove the temporary folders in cache folder `root` left by tokenizing processes of this host that are gone; the removed paths."
+    gone = []
+    for p in Path(root).glob(f'.tmp-*-{_HOST}-*-*'):
+        pid = p.name.rsplit('-', 2)[-2]
+        if pid.isdigit() and not _alive(int(pid)): shutil.rmtree(p, ignore_errors=True); gone.append(p)
+    return gone
+
 # %% ../nbs/00b_dataset.ipynb #20e5c596
 def build_dataset(paths, # data files or folders (JSONL / JSON, OpenAI or ShareGPT form)
                   tokenizer, # fast HF tokenizer with the target's chat template
@@ -201,23 +266,28 @@ def build_dataset(paths, # data files or folders (JSONL / JSON, OpenAI or ShareG
                   chunk_size:int=512, progress:bool=True,
                   chat_template_kwargs:dict=None, # default: `template_kwargs(tokenizer)`; part of the cache key
                   limit:int=None, # only the first `limit` usable conversations (records after them are not read)
+                  max_record_bytes:int=MAX_RECORD_BYTES, # a longer record is a bad one, never held ('record too long')
                  )->TokenizedDataset:
     "Tokenize conversations with assistant loss masks into a memory-mapped `TokenizedDataset`, cached on disk."
     _check_tokenizer(tokenizer)
     files = _resolve(paths)
     kw = _kw(tokenizer, chat_template_kwargs)
-    key = dataset_key(files, tokenizer, max_length, on_error, kw, limit)
+    key = dataset_key(files, tokenizer, max_length, on_error, kw, limit, max_record_bytes)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir(); folder = root/key
     if (folder/'meta.json').exists():
         ds = TokenizedDataset(folder); ds.from_cache = True; return ds
-    convs, srcs, rep = _read(files, on_error, limit=limit)
-    root.mkdir(parents=True, exist_ok=True); tmp = Path(tempfile.mkdtemp(prefix=f'.tmp-{key}-', dir=root))
+    convs, srcs, rep = _read(files, on_error, limit=limit, max_record_bytes=max_record_bytes)
+    root.mkdir(parents=True, exist_ok=True); clean_stale(root)
+    tmp = Path(tempfile.mkdtemp(prefix=f'.tmp-{key}-{_HOST}-{os.getpid()}-', dir=root))
     try:
         w = _write_tokenized(tmp, tokenizer, convs, srcs, rep, max_length, on_error, num_proc, chunk_size, progress, kw)
         w.close({'key': key, 'files': [str(f) for f in files], 'max_length': max_length, 'on_error': on_error, 'template_kwargs': kw, 'limit': limit,
-                 'tokenizer': getattr(tokenizer, 'name_or_path', ''), 'report': rep.to_dict()})
+                 'tokenizer': getattr(tokenizer, 'name_or_path', ''), 'report': rep.to_dict(), 'max_record_bytes': max_record_bytes})
         try: os.rename(tmp, folder)
         except OSError:  # another process finished the same key first: use theirs
             if not (folder/'meta.json').exists(): raise
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT): raise
+        raise OSError(e.errno, f"{e.strerror} (the tokenized data's cache)", str(folder)) from None   # named: where it was written
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return TokenizedDataset(folder)

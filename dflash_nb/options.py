@@ -69,6 +69,7 @@ class TrainConfig:
     max_tokens: int = _opt(16384, "token budget of one micro-batch (batch size x longest sample)")
     grad_accum: int = _opt(1, "micro-batches per drafter rank per optimizer step")
     on_bad_record: str = _opt('error', "a bad data record: 'error' stops at it (file:line), 'skip' leaves it out and reports it (run_dir/data_report.json)")
+    max_record_bytes: int = _opt(4 << 20, "a data record longer than this many bytes is a bad record ('record too long'), read past without being held in memory")
     # optimisation
     lr: float = _opt(6e-4, "peak learning rate (AdamW)")
     warmup_ratio: float = _opt(0.04, "fraction of steps of linear warm-up before the cosine decay")
@@ -354,6 +355,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.save_every >= 1, 'save_every', "must be >= 1"), (cfg.inflight >= 1, 'inflight', "must be >= 1"),
               (cfg.resume in ('auto', 'none') or Path(cfg.resume).exists(), 'resume', "is neither auto, none nor an existing folder"),
               (cfg.on_bad_record in ('error', 'skip'), 'on_bad_record', "use error or skip"),
+              (cfg.max_record_bytes >= 1024, 'max_record_bytes', "must be >= 1024 (bytes of one record)"),
               (cfg.num_taps >= 0, 'num_taps', "must be >= 0 (0: one per drafter layer)"),
               (cfg.mask_token_id >= -1, 'mask_token_id', "must be a token id (or -1 to choose one)"),
               (cfg.max_records >= 0, 'max_records', "must be >= 0 (0: every record)"),
@@ -479,26 +481,53 @@ def _check_drafter_sizes(cfg:TrainConfig, tcfg, taps, mask_id):
                           **_sliding_kw(cfg), **_drafter_kw(cfg))
     if (why := init_problem(cfg.init_from, dc)): raise ConfigError(f"--init-from {cfg.init_from}: {why}")
 
+# %% ../nbs/06a_options.ipynb #7959f7f9
+def _check_heldout(path:str, n:int):
+    "The held-out prompts of `--heldout` read as tau will read them (the first `n`); a `ConfigError` names a missing file, a bad record, or no prompt."
+    from dflash_nb.tau import load_heldout_prompts
+    p = _resolve_data_path(path)
+    if not p.exists(): raise ConfigError(f"--heldout {path}: not found (--heldout '' trains without measuring tau)")
+    try: prompts = load_heldout_prompts(p, n)
+    except ValueError as e: raise ConfigError(f"--heldout {path}: {e} (--heldout '' trains without measuring tau)") from None
+    if not prompts: raise ConfigError(f"--heldout {path}: holds no prompt (--heldout '' trains without measuring tau)")
+
 # %% ../nbs/06a_options.ipynb #df9876d6
 def _check_files(cfg:TrainConfig) -> list:
-    "The data files (every one must exist), the held-out prompts and a checkpoint given to `--resume`, checked; the data files."
+    "The data files (every one must exist), the held-out prompts (read and checked) and a checkpoint given to `--resume`; the data files."
     files = [_resolve_data_path(f.strip()) for f in cfg.data.split(',') if f.strip()]
     if not files or (missing := [str(f) for f in files if not f.exists()]):
         raise ConfigError(f"--data {cfg.data!r}: {missing if files else 'no file given'} not found")
-    if cfg.heldout and not _resolve_data_path(cfg.heldout).exists():
-        raise ConfigError(f"--heldout {cfg.heldout}: not found (--heldout '' trains without measuring tau)")
+    if cfg.heldout: _check_heldout(cfg.heldout, cfg.eval_prompts)
     if cfg.resume not in ('auto', 'none') and (why := checkpoint_problem(cfg.resume)):
         raise ConfigError(f"--resume {cfg.resume}: cannot resume from it: {why}")
     return files
 
+# %% ../nbs/06a_options.ipynb #3781cc25
+def _check_context(cfg:TrainConfig, tc):
+    "`--max-length` within the target's context (`max_position_embeddings`, where its config has one)."
+    ctx = getattr(tc, 'max_position_embeddings', None)
+    if isinstance(ctx, int) and cfg.max_length > ctx:
+        raise ConfigError(f"--max-length {cfg.max_length}: the target reads at most {ctx} tokens (max_position_embeddings in its config.json); "
+                          f"use --max-length {ctx} or less")
+
+def _check_target_attn(cfg:TrainConfig, folder, tcfg):
+    "`--target-attn` as the target's model class supports it; flex attention refused for a target with attention sinks on a CPU."
+    from dflash_nb.targets import resolve_target_attn
+    attn = resolve_target_attn(tcfg, cfg.target_attn)
+    cpu = any(d == 'cpu' for d in resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes).target_devices)
+    if attn == 'flex_attention' and cpu and any(k.endswith('self_attn.sinks') for k in _weight_shapes(folder)):
+        raise ConfigError(f"--target-attn flex_attention: the target's attention has sinks (self_attn.sinks, as gpt-oss), which "
+                          "transformers' flex attention cannot run on a CPU; use --target-attn auto")
+
 # %% ../nbs/06a_options.ipynb #ee47abb0
 def _check_given(cfg:TrainConfig, target_path) -> tuple:
-    "Cheap checks of the data, held-out and target files, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
+    "Cheap checks of the data, held-out and target files, context, attention, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
     from dflash_nb.targets import _causal_config, load_tokenizer
     files = _check_files(cfg)
     folder, tcfg = _causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
+    _check_context(cfg, tc); _check_target_attn(cfg, folder, tcfg)
     from dflash_nb.mask_token import stop_token_ids
     stops = stop_token_ids(None, tc, tcfg, _generation_config(folder))      # an explicit mask id may be none of these
     taps, mask = _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok, stops)

@@ -4,33 +4,75 @@
 
 # %% ../nbs/05a_run.ipynb #2f2c9428
 from __future__ import annotations
-import contextlib, datetime, errno, json, os, shutil, signal, subprocess, sys, threading, time
+import contextlib, datetime, errno, json, os, secrets, shutil, signal, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['LOCK_NAME', 'check_run_dir', 'RunLock', 'set_aside', 'pause_point', 'save_checkpoint', 'checkpoint_problem',
-           'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'SaveError', 'weights_fingerprint',
+__all__ = ['RUN_NAMES', 'LOCK_NAME', 'HELD_NAME', 'planted_links', 'check_run_dir', 'open_nofollow', 'write_file', 'RunLock',
+           'set_aside', 'pause_point', 'save_checkpoint', 'checkpoint_problem', 'find_checkpoint', 'load_checkpoint',
+           'clean_leftovers', 'roll_back', 'SaveError', 'weights_fingerprint', 'file_sha256', 'weights_sha256',
            'config_fingerprint', 'data_fingerprint', 'drafter_identity', 'run_identity', 'checkpoint_meta',
-           'refuse_other_run', 'StopRun', 'stop_status', 'StopFlag', 'threading_main', 'watch_launcher', 'run_status',
-           'launch_torchrun']
+           'software_versions', 'refuse_other_run', 'StopRun', 'stop_status', 'stop_signals', 'StopFlag',
+           'threading_main', 'watch_launcher', 'run_status', 'launch_torchrun']
 
 # %% ../nbs/05a_run.ipynb #e2da7bf0
 from .layout import ConfigError, torchrun_workers, _proc_start, _stop_code, read_status
 
+# %% ../nbs/05a_run.ipynb #9235caa2
+RUN_NAMES = ('run.lock', '.run.lock.held', 'config.json', 'metrics.jsonl', 'summary.json', 'data_report.json', 'eval_final.json',
+             'checkpoints', 'checkpoints/latest', 'export', 'export/final', 'export/best', 'eval', 'ranks', 'tensorboard', 'wandb', 'profile')
+
+def planted_links(run_dir) -> list:
+    "The names the run writes in `run_dir` (`RUN_NAMES`) that are symbolic links."
+    return [Path(run_dir) / n for n in RUN_NAMES if (Path(run_dir) / n).is_symlink()]
+
+# %% ../nbs/05a_run.ipynb #15044828
+def _link_refusal(*paths) -> str:
+    "The line refusing symbolic links found where the run writes."
+    def to(p):
+        try: return os.readlink(p)
+        except OSError: return '?'
+    names = ', '.join(f"{p} (-> {to(p)})" for p in paths)
+    return (f"{names}: {'a symbolic link' if len(paths) == 1 else 'symbolic links'} where the run writes; a run never writes through a "
+            "link in its folder (planted there, it would make the run overwrite what it points to): remove it, or choose another --run-dir")
+
 # %% ../nbs/05a_run.ipynb #d001f4ef
 def check_run_dir(d):
-    "The run folder exists (it is created) and is writable; else a `ConfigError`."
+    "The run folder exists (it is created) and is writable, and no name the run writes in it is a symbolic link; else a `ConfigError`."
     d = Path(d)
     if d.exists() and not d.is_dir(): raise ConfigError(f"--run-dir {d}: exists and is not a folder; choose another --run-dir")
     try:
         d.mkdir(parents=True, exist_ok=True)
-        probe = d / f'.write-test-{os.getpid()}'; probe.write_text('ok'); probe.unlink()
+        fd, probe = tempfile.mkstemp(prefix='.write-test-', dir=d); os.close(fd); os.unlink(probe)   # a new name: never a planted one
     except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
+    if links := planted_links(d): raise ConfigError(_link_refusal(*links))
+
+# %% ../nbs/05a_run.ipynb #094fac5f
+def open_nofollow(path, flags:int, mode:int=0o644) -> int:
+    "`os.open` that refuses a symbolic link at `path` (a `ConfigError` naming it) instead of following it."
+    try: return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    except OSError as e:
+        if e.errno == errno.ELOOP: raise ConfigError(_link_refusal(path)) from None
+        raise
+
+# %% ../nbs/05a_run.ipynb #b51f1ad0
+def write_file(path, data) -> Path:
+    "Write `path` whole (text or bytes) and atomically: a new temporary file beside it, renamed over it; a link at `path` is replaced, never followed."
+    path, raw = Path(path), data.encode() if isinstance(data, str) else data
+    while True:
+        tmp = path.with_name(f'.{path.name}.{secrets.token_hex(4)}.tmp')
+        try: fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644); break
+        except FileExistsError: continue                                # a name someone else holds: another one
+    try:
+        with os.fdopen(fd, 'wb') as f: f.write(raw)
+        os.replace(tmp, path)
+    except BaseException: tmp.unlink(missing_ok=True); raise
+    return path
 
 # %% ../nbs/05a_run.ipynb #ee33c1fd
-LOCK_NAME = 'run.lock'
+LOCK_NAME, HELD_NAME = 'run.lock', '.run.lock.held'
 
 def _holder(path) -> dict:
     "What the lock file at `path` says of its holder (`{}` if it cannot be read; retried while it is being written)."
@@ -43,7 +85,7 @@ def _holder(path) -> dict:
 
 # %% ../nbs/05a_run.ipynb #29f1d61c
 class RunLock:
-    "An exclusive `flock` on `run_dir/run.lock` for one live run, the file naming its holder; the kernel drops it when the holder dies."
+    "An exclusive `flock` on `run_dir/run.lock` (also named `.run.lock.held`) for one live run, the file naming its holder; the kernel drops it when the holder dies."
     def __init__(self, run_dir): self.run_dir, self.fd = Path(run_dir), None
     @property
     def path(self) -> Path: return self.run_dir / LOCK_NAME
@@ -53,40 +95,79 @@ class RunLock:
         import fcntl, socket
         d = self.run_dir
         if d.exists() and not d.is_dir(): raise ConfigError(f"--run-dir {d}: exists and is not a folder; choose another --run-dir")
-        try: d.mkdir(parents=True, exist_ok=True); fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try: d.mkdir(parents=True, exist_ok=True)
+        except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
+        self._refuse_if_held(d / HELD_NAME)                      # a live holder whose run.lock was deleted
+        try: fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
         except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
         try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError: os.close(fd); raise ConfigError(self.busy(_holder(self.path))) from None
         me = dict(pid=os.getpid(), host=socket.gethostname(), since=datetime.datetime.now().isoformat(' ', 'seconds'),
                   command=' '.join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else '')
         os.ftruncate(fd, 0); os.write(fd, json.dumps(me).encode()); self.fd = fd
+        self._name_twice()
         return self
 
-    def busy(self, h:dict) -> str:
+    def busy(self, h:dict, deleted:bool=False) -> str:
         "The refusal: who holds the folder, since when, and the ways on."
         who = f"pid {h.get('pid', '?')} on {h.get('host', '?')}, since {h.get('since', '?')}"
         cmd = h.get('command', ''); cmd = cmd if len(cmd) <= 160 else cmd[:157] + '...'
-        return (f"--run-dir {self.run_dir}: in use by another run ({who}: {cmd}); wait for it to end, stop it "
-                f"(kill -TERM {h.get('pid', '<pid>')} saves and stops it), or choose another --run-dir")
+        return (f"--run-dir {self.run_dir}: in use by another run ({who}: {cmd}{'; its run.lock was deleted, the run goes on' if deleted else ''}); "
+                f"wait for it to end, stop it (kill -TERM {h.get('pid', '<pid>')} saves and stops it), or choose another --run-dir")
 
     def release(self):
-        "Drop the lock (the file stays: the next holder rewrites it)."
+        "Drop the lock and the second name (the file stays: the next holder rewrites it)."
         if self.fd is None: return
         import fcntl
+        with contextlib.suppress(OSError):
+            if _same_file(self.run_dir / HELD_NAME, self.fd): (self.run_dir / HELD_NAME).unlink()
         fcntl.flock(self.fd, fcntl.LOCK_UN); os.close(self.fd); self.fd = None
     def __enter__(self): return self if self.fd is not None else self.acquire()
     def __exit__(self, *exc): self.release()
 
+# %% ../nbs/05a_run.ipynb #df40b6f5
+def _same_file(path, fd:int) -> bool:
+    "Whether `path` (not followed if a link) is the file open as `fd`."
+    a, b = os.stat(path, follow_symlinks=False), os.fstat(fd)
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+def _refuse_if_held(self:RunLock, held:Path):
+    "Refuse (a `ConfigError` naming the holder) if the lock's second name is locked by a live run; a dead holder's is left to be replaced."
+    import fcntl
+    try: fd = open_nofollow(held, os.O_RDWR)
+    except FileNotFoundError: return
+    try:
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError: raise ConfigError(self.busy(_holder(held), deleted=not self.path.exists() or not _same_file(self.path, fd))) from None
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    finally: os.close(fd)
+
+def _name_twice(self:RunLock):
+    "Give the locked file its second name (a hard link), so that deleting `run.lock` does not free the folder; skipped where hard links are not."
+    tmp = self.run_dir / f'.run.lock.{secrets.token_hex(4)}'
+    try:
+        os.link(self.path, tmp, follow_symlinks=False)
+        if _same_file(tmp, self.fd): os.replace(tmp, self.run_dir / HELD_NAME)
+    except OSError: pass
+    finally: tmp.unlink(missing_ok=True)
+RunLock._refuse_if_held, RunLock._name_twice = _refuse_if_held, _name_twice
+
 # %% ../nbs/05a_run.ipynb #4c48747a
+def _previous(run_dir:Path) -> Path:
+    "A new, empty `previous-<time>` folder in `run_dir`."
+    stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1
+    while True:
+        dst = run_dir / (f'previous-{stamp}' + (f'-{n}' if n > 1 else ''))
+        try: dst.mkdir(); return dst
+        except FileExistsError: n += 1
+
 def set_aside(run_dir, say=print):
     "A fresh start in a used run folder: move the earlier run's checkpoints, exports, metrics, tau records, TensorBoard and W&B logs, config and summary to previous-<time>/."
     run_dir = Path(run_dir)
     names = ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard', 'wandb', 'config.json', 'summary.json', 'eval_final.json', 'data_report.json')
-    old = [run_dir / n for n in names if (run_dir / n).exists()]
+    old = [run_dir / n for n in names if (run_dir / n).exists() or (run_dir / n).is_symlink()]
     if not old: return None
-    stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1
-    while (dst := run_dir / (f'previous-{stamp}' + (f'-{n}' if n > 1 else ''))).exists(): n += 1
-    dst.mkdir()
+    dst = _previous(run_dir)
     for p in old: shutil.move(str(p), str(dst / p.name))
     say(f"{run_dir} held an earlier run's records: moved to {dst.name}/ (a fresh start; --resume auto continues a run)")
     return dst
@@ -101,11 +182,11 @@ def pause_point(phase:str, flag=None):
 
 # %% ../nbs/05a_run.ipynb #b6098cd0
 def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, meta:dict=None) -> Path:
-    "Atomically write checkpoint `step` (safetensors `tensors`, torch-saved `objects`, small JSON `meta`) and point `latest` at it."
+    "Atomically write checkpoint `step` (safetensors `tensors`, torch-saved `objects`, small JSON `meta`), point `latest` at it, keep `keep` up to it."
     from safetensors.torch import save_file
     root = Path(run_dir) / 'checkpoints'; root.mkdir(parents=True, exist_ok=True)
-    final, tmp = root / f'step_{step:07d}', root / f'.tmp-step_{step:07d}-{os.getpid()}'
-    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir()
+    if root.is_symlink(): raise ConfigError(_link_refusal(root))
+    final, tmp = root / f'step_{step:07d}', Path(tempfile.mkdtemp(prefix=f'.tmp-step_{step:07d}-', dir=root))   # a new folder: nothing planted in it
     tensors = {k: v.detach().float().cpu().contiguous() for k, v in tensors.items()}
     try:
         save_file(tensors, tmp / 'drafter.safetensors')
@@ -113,16 +194,23 @@ def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, m
         torch.save(objects, tmp / 'state.pt')
         if meta is not None: (tmp / 'meta.json').write_text(json.dumps(meta, indent=1))
         (tmp / 'COMPLETE').write_text(json.dumps({'step': step, 'time': time.time()}))
+        os.chmod(tmp, 0o755)
     except (OSError, RuntimeError) as e:
-        if not _out_of_space(e): raise
         shutil.rmtree(tmp, ignore_errors=True)
+        if not _out_of_space(e): raise
         raise SaveError(_no_space_message(root, final, tensors)) from None
-    if final.exists(): shutil.rmtree(final)
+    write_file(root / 'latest', final.name)
+    if final.is_symlink(): final.unlink()
+    elif final.exists(): shutil.rmtree(final)
     os.replace(tmp, final)
-    (root / '.latest.tmp').write_text(final.name); os.replace(root / '.latest.tmp', root / 'latest')
-    done = sorted(root.glob('step_*'))
-    for old in (done[:-keep] if keep > 0 else []): shutil.rmtree(old, ignore_errors=True)
+    _prune(root, final, keep)
     return final
+
+# %% ../nbs/05a_run.ipynb #7302772a
+def _prune(root:Path, final:Path, keep:int):
+    "Delete the checkpoints before `final` beyond the `keep - 1` newest of them: never `final`, never one after it."
+    before = sorted(p for p in root.glob('step_*') if p.name < final.name)
+    for old in before[:max(0, len(before) - (keep - 1))]: shutil.rmtree(old, ignore_errors=True)
 
 # %% ../nbs/05a_run.ipynb #e1460ff7
 def _safetensors_header(path) -> tuple[bytes, int]:
@@ -148,9 +236,25 @@ def checkpoint_problem(path) -> str|None:
     return None
 
 # %% ../nbs/05a_run.ipynb #017d13b3
+def _latest(root:Path) -> str|None:
+    "The checkpoint name `root/latest` holds, or None."
+    try: return (root / 'latest').read_text().strip() or None
+    except OSError: return None
+
 def find_checkpoint(run_dir, warn=None):
-    "The newest complete, readable checkpoint folder in `run_dir`, or None; damaged ones are skipped (named to `warn`)."
-    for p in sorted((Path(run_dir) / 'checkpoints').glob('step_*'), reverse=True):
+    "The checkpoint `--resume auto` continues: the one `checkpoints/latest` names; damaged, the newest complete one before it (named to `warn`); None without any."
+    root = Path(run_dir) / 'checkpoints'
+    done = sorted(root.glob('step_*'), reverse=True)
+    name = _latest(root)
+    later = [p for p in done if name is not None and p.name > name and checkpoint_problem(p) is None]
+    if name is not None and (why := checkpoint_problem(root / name)) is None:
+        if later and warn is not None: warn(f"warning: {root / 'latest'} names {name}: the later {', '.join(sorted(p.name for p in later))} "
+                                            "are not resumed (give --resume <its folder> for one of them)")
+        return root / name
+    if later: raise ConfigError(f"--resume auto: {root / 'latest'} names {name}, which cannot be resumed ({why}), and the highest step is "
+                                f"{later[0].name}: give --resume {later[0]} or --resume <an earlier checkpoint folder>")
+    for p in done:
+        if name is not None and p.name > name: continue
         if (why := checkpoint_problem(p)) is None: return p
         if warn is not None: warn(f"warning: checkpoint {p} is damaged ({why}): skipped for the newest complete one")
     return None
@@ -164,12 +268,58 @@ def load_checkpoint(path):
     return load_file(path / 'drafter.safetensors'), torch.load(path / 'state.pt', weights_only=False)
 
 # %% ../nbs/05a_run.ipynb #08e536da
+def _export_whole(d:Path) -> bool:
+    "Whether export folder `d` was finished: its config.json, written last, names the chat-template arguments."
+    try: return 'chat_template_kwargs' in json.loads((d / 'config.json').read_text())
+    except (OSError, ValueError): return False
+
 def clean_leftovers(run_dir) -> list:
-    "Remove what killed saves left in `run_dir/checkpoints` (`.tmp-step_*` folders, `.latest.tmp`); return the removed paths."
-    root = Path(run_dir) / 'checkpoints'
-    gone = sorted(root.glob('.tmp-step_*')) + ([root / '.latest.tmp'] if (root / '.latest.tmp').exists() else [])
-    for p in gone: shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+    "Remove what killed saves and exports left in `run_dir` (temporary checkpoint folders, `write_file` temporaries; a half-written export, its predecessor put back); the removed paths."
+    d = Path(run_dir)
+    gone = sorted(d.glob('checkpoints/.tmp-step_*')) + sorted(d.glob('checkpoints/.latest.????????.tmp')) + sorted(d.glob('.*.????????.tmp'))   # write_file's
+    for p in gone: _remove(p)
+    for old in sorted(d.glob('export/.old-*')):                       # an export killed after moving the earlier one aside
+        new = d / 'export' / old.name[len('.old-'):].rsplit('-', 1)[0]
+        if _export_whole(new): _remove(old); gone.append(old)
+        else:
+            if new.exists() or new.is_symlink(): _remove(new); gone.append(new)
+            os.rename(old, new)
     return gone
+
+def _remove(p:Path):
+    "Delete file, link or folder `p` (a link itself, never what it points to)."
+    shutil.rmtree(p, ignore_errors=True) if p.is_dir() and not p.is_symlink() else p.unlink(missing_ok=True)
+
+# %% ../nbs/05a_run.ipynb #1acd99df
+def _read_jsonl(path) -> list[dict]:
+    "The records of a JSONL file; a line cut short (a kill, a full disk) is left out."
+    out = []
+    for l in Path(path).read_text().splitlines() if Path(path).exists() else []:
+        with contextlib.suppress(ValueError): out.append(json.loads(l))
+    return out
+
+# %% ../nbs/05a_run.ipynb #d7f102ac
+def roll_back(run_dir, step:int, say=print) -> list:
+    "Before a run resumed at `step` trains: move what its run did after `step` (checkpoints, their metrics, exports, summary, tau records) to previous-<time>/, drop later records from metrics.jsonl, point `latest` at `step`; the checkpoints moved."
+    d = Path(run_dir); root = d / 'checkpoints'; name = f'step_{step:07d}'
+    later = sorted(p for p in root.glob('step_*') if p.name > name)
+    recs = _read_jsonl(d / 'metrics.jsonl')
+    keep, gone = [r for r in recs if r.get('step', 0) <= step], [r for r in recs if r.get('step', 0) > step]
+    if later:                                                          # a rolled-back run: keep the abandoned branch, out of the way
+        dst = _previous(d); (dst / 'checkpoints').mkdir(); (dst / 'eval').mkdir()
+        for p in later: shutil.move(str(p), str(dst / 'checkpoints' / p.name))
+        for n in ('summary.json', 'eval_final.json', 'export'):
+            if (d / n).exists() or (d / n).is_symlink(): shutil.move(str(d / n), str(dst / n))
+        for p in d.glob('eval/tau_step*.json'):
+            if p.stem[len('tau_step'):].isdigit() and int(p.stem[len('tau_step'):]) > step: shutil.move(str(p), str(dst / 'eval' / p.name))
+        if gone: write_file(dst / 'metrics.jsonl', ''.join(json.dumps(r) + '\n' for r in gone))
+        say(f"rolled back to step {step}: what the run did after it (checkpoints {', '.join(p.name for p in later)}, their metrics, exports "
+            f"and summary) moved to {dst.name}/ (--resume {dst / 'checkpoints' / later[-1].name} goes back to it)")
+    text = ''.join(json.dumps(r) + '\n' for r in keep)
+    if (d / 'metrics.jsonl').exists() and (d / 'metrics.jsonl').read_text() != text: write_file(d / 'metrics.jsonl', text)
+    if (root / name).is_dir(): write_file(root / 'latest', name)
+    elif later: (root / 'latest').unlink(missing_ok=True)             # resumed from another folder: the first save names it
+    return later
 
 # %% ../nbs/05a_run.ipynb #d510ceef
 class SaveError(RuntimeError):
@@ -203,6 +353,38 @@ def weights_fingerprint(folder) -> str:
         h.update(f"{f.name}:{size}".encode()); h.update(raw)
         with open(f, 'rb') as fh:
             for k in range(16): fh.seek(8 + len(raw) + (size - 8 - len(raw)) * k // 16); h.update(fh.read(4096))
+    return h.hexdigest()[:16]
+
+# %% ../nbs/05a_run.ipynb #852c2004
+def _fingerprint_cache() -> Path:
+    "Where file hashes are kept: `$DFLASH_NB_CACHE/fingerprints` (default `~/.cache/dflash_nb/fingerprints`)."
+    return Path(os.environ.get('DFLASH_NB_CACHE', Path.home() / '.cache' / 'dflash_nb')) / 'fingerprints'
+
+def file_sha256(path) -> str:
+    "sha256 of file `path`, cached by its path, size, inode, modification and change times (a file written again is hashed again)."
+    import hashlib
+    p = Path(path).resolve(); s = p.stat()
+    key = hashlib.sha256(f"{p}\0{s.st_dev}:{s.st_ino}:{s.st_size}:{s.st_mtime_ns}:{s.st_ctime_ns}".encode()).hexdigest()[:32]
+    entry = _fingerprint_cache() / key
+    with contextlib.suppress(OSError, ValueError):
+        if len(h := entry.read_text().strip()) == 64: return h
+    with open(p, 'rb') as f: h = hashlib.file_digest(f, 'sha256').hexdigest() if hasattr(hashlib, 'file_digest') else _digest(f)
+    with contextlib.suppress(OSError):
+        entry.parent.mkdir(parents=True, exist_ok=True); write_file(entry, h)
+    return h
+
+def _digest(f) -> str:
+    import hashlib
+    h = hashlib.sha256()
+    while chunk := f.read(1 << 22): h.update(chunk)
+    return h.hexdigest()
+
+# %% ../nbs/05a_run.ipynb #2c4171ea
+def weights_sha256(folder) -> str:
+    "sha256 over every safetensors file of a model folder (names and contents), each file's hash cached (`file_sha256`)."
+    import hashlib
+    h = hashlib.sha256()
+    for f in sorted(Path(folder).glob('*.safetensors')): h.update(f"{f.name}:{file_sha256(f)}\n".encode())
     return h.hexdigest()[:16]
 
 # %% ../nbs/05a_run.ipynb #090e2d37
@@ -249,6 +431,7 @@ def run_identity(t, stage:str) -> dict:
             'target.model_type': tc.model_type, 'target.layers': tc.num_hidden_layers,
             'target.hidden_size': tc.hidden_size, 'target.vocab_size': tc.vocab_size,
             'target.config': config_fingerprint(t.target_path), 'target.weights': weights_fingerprint(t.target_path),
+            'target.weights.sha256': weights_sha256(t.target_path),
             'tokenizer+chat_template': tokenizer_fingerprint(t.tokenizer)[:16],
             'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens, 'micro_per_step': t.layout_D * c.grad_accum,
             **drafter_identity(c)}
@@ -273,6 +456,12 @@ def checkpoint_meta(path) -> dict:
                 identity={'drafter.layers': c['draft_layers'], 'drafter.block_size': c['block_size'], 'max_length': c['max_length'],
                           'seed': c['seed'], 'max_tokens': c['max_tokens'], 'micro_per_step': o['micro_per_step']}))
 
+# %% ../nbs/05a_run.ipynb #842c79e9
+def software_versions() -> dict:
+    "The versions a checkpoint records: Python, torch, transformers, dflash_nb."
+    import platform, transformers, dflash_nb
+    return dict(python=platform.python_version(), torch=torch.__version__, transformers=transformers.__version__, dflash_nb=dflash_nb.__version__)
+
 # %% ../nbs/05a_run.ipynb #b4e4046a
 def refuse_other_run(path, saved:dict, now:dict):
     "A `ConfigError` with one line per field of the run's identity that differs between checkpoint `path` and now."
@@ -295,9 +484,14 @@ def stop_status(why) -> int:
     try: return 128 + signal.Signals[why].value
     except (KeyError, TypeError): return 0
 
+# %% ../nbs/05a_run.ipynb #692bc30d
+def stop_signals() -> list:
+    "The signals that stop a run: SIGTERM, SIGINT, and SIGHUP unless this process ignores it (started under `nohup`)."
+    return [signal.SIGTERM, signal.SIGINT] + ([signal.SIGHUP] if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN else [])
+
 # %% ../nbs/05a_run.ipynb #a543e568
 class StopFlag:
-    "SIGTERM/SIGINT stop the run: `StopRun` at once in a phase with nothing to save, else a flag polled at step boundaries; a second signal (a second or more later) exits at once."
+    "SIGTERM/SIGINT/SIGHUP stop the run: `StopRun` at once in a phase with nothing to save, else a flag polled at step boundaries; a second signal (a second or more later) exits at once."
     current = None                      # the flag installed in this process
     def __init__(self): self.signal, self.time, self.peers, self.phase, self.deferred, self.pid, self.old = None, None, None, 'starting', False, os.getpid(), {}
     def __bool__(self): return self.signal is not None
@@ -333,8 +527,8 @@ class StopFlag:
         finally: self.phase, self.deferred = old
 
     def install(self):
-        "Handle SIGTERM and SIGINT in this process (main thread only) until `uninstall`."
-        self.old = {s: signal.signal(s, self._handle) for s in (signal.SIGTERM, signal.SIGINT)}
+        "Handle SIGTERM, SIGINT and SIGHUP (unless ignored: `nohup`) in this process (main thread only) until `uninstall`."
+        self.old = {s: signal.signal(s, self._handle) for s in stop_signals()}
         StopFlag.current = self
         return self
     def uninstall(self):
@@ -382,7 +576,7 @@ def run_status(rc:int, reported:int|None, forwarded:list) -> int:
 
 # %% ../nbs/05a_run.ipynb #d3a0a267
 def launch_torchrun(cmd, locked:bool=False) -> int:
-    "Run torchrun (`cmd`) in a session of its own, tied to this process; forward SIGTERM/SIGINT to each worker once; the run's exit status."
+    "Run torchrun (`cmd`) in a session of its own, tied to this process; forward SIGTERM/SIGINT/SIGHUP to each worker once; the run's exit status."
     import tempfile
     box, me, libc = Path(tempfile.mkdtemp(prefix='dflash_status_')), os.getpid(), _libc()
     env = {**os.environ, 'DFLASH_NB_LAUNCHER': f'{me} {_proc_start(me)}', 'DFLASH_NB_STATUS': str(box / 'status'),
@@ -393,7 +587,7 @@ def launch_torchrun(cmd, locked:bool=False) -> int:
         for pid in (torchrun_workers(child.pid).values() or [child.pid]):
             try: os.kill(pid, signum)
             except ProcessLookupError: pass
-    old = {s: signal.signal(s, forward) for s in (signal.SIGTERM, signal.SIGINT)} if threading_main() else {}
+    old = {s: signal.signal(s, forward) for s in stop_signals()} if threading_main() else {}
     try: rc = child.wait()
     finally:
         for s, h in old.items(): signal.signal(s, h)

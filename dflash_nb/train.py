@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_train.ipynb #37dc0753
 from __future__ import annotations
-import contextlib, dataclasses, datetime, json, math, os, signal, sys, time
+import contextlib, dataclasses, datetime, json, math, os, shutil, signal, sys, time
 from pathlib import Path
 import numpy as np
 import torch
@@ -17,7 +17,8 @@ __all__ = ['lr_factor', 'lr_factor_at', 'MasterAdamW', 'MetricsLog', 'read_metri
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import ConfigError, PeerLost, Peers, StopRequested, Transport, drafter_batches, job_store, resolve_layout, target_batches
 from .run import (check_run_dir, set_aside, save_checkpoint, find_checkpoint, load_checkpoint, clean_leftovers, run_identity,
-                           checkpoint_meta, refuse_other_run, StopRun, StopFlag)
+                           checkpoint_meta, refuse_other_run, StopRun, StopFlag, roll_back, write_file, open_nofollow, software_versions,
+                           weights_sha256, SaveError, _out_of_space, _link_refusal, _latest, _size)
 from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, _check_given, _generation_config,
                                _layer_types, _resolve_data_path, _sliding_kw, _drafter_kw)
 from .loss import no_lone_row, pad_anchor_slots
@@ -109,15 +110,14 @@ class MetricsLog:
     "Append-only JSONL metrics (flushed every line), plus TensorBoard scalars (when installed) and a W&B run (`wandb`: its `wandb.init` arguments)."
     def __init__(self, path, tensorboard:bool=True, wandb:dict|None=None):
         self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.f, self.tb, self.wb = open(self.path, 'a'), None, None
+        self.f = os.fdopen(open_nofollow(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), 'a')   # never through a planted link
+        self.tb = self.wb = None
         if tensorboard:
             try:
                 from torch.utils.tensorboard import SummaryWriter
                 self.tb = SummaryWriter(str(self.path.parent / 'tensorboard'))
             except Exception: self.tb = None
-        if wandb is not None:
-            import wandb as wb
-            self.wb = wb.init(**wandb)
+        if wandb is not None: self.wb = _wandb_start(wandb)
     def log(self, step:int, **m):
         self.f.write(json.dumps({'step': step, **m}) + '\n'); self.f.flush()
         s = _scalars(m)
@@ -153,16 +153,41 @@ def _wandb_key(env) -> bool:
     except (OSError, netrc.NetrcParseError): return False
 
 # %% ../nbs/06_train.ipynb #91635812
-def wandb_mode(env=None) -> tuple[str, str]:
-    "`(mode, why)` of a `--wandb` run: `WANDB_MODE` if set; 'offline' without an API key or a connection to the W&B server; else 'online'."
-    import socket
+def _answers(host:str, port:int, https:bool, timeout:float) -> str|None:
+    "None if the server at `host:port` answers a request (TLS handshake, then an HTTP HEAD) within `timeout` seconds, else why not."
+    import socket, ssl
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            s = raw
+            if https:
+                ctx = ssl.create_default_context(); ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE   # only: does it answer?
+                s = ctx.wrap_socket(raw, server_hostname=host)
+            s.sendall(f"HEAD / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+            if not s.recv(1): return f"{host}:{port} closed the connection without answering"
+    except socket.timeout: return f"{host}:{port} accepted the connection but did not answer within {timeout:g} s"
+    except OSError as e: return f"no connection to {host}:{port} ({e.strerror or e})"
+    return None
+
+def wandb_mode(env=None, timeout:float=10.) -> tuple[str, str]:
+    "`(mode, why)` of a `--wandb` run: `WANDB_MODE` if set; 'offline' without an API key or a W&B server that answers within `timeout` s; else 'online'."
     env = os.environ if env is None else env
     if env.get('WANDB_MODE'): return env['WANDB_MODE'], f"WANDB_MODE={env['WANDB_MODE']}"
     if not _wandb_key(env): return 'offline', 'no W&B API key: WANDB_API_KEY, or wandb login'
     host, port = _wandb_host(env)
-    try: socket.create_connection((host, port), timeout=3).close()
-    except OSError as e: return 'offline', f"no connection to {host}:{port} ({e.strerror or e})"
-    return 'online', f"an API key and {host}:{port} reachable"
+    if (why := _answers(host, port, (env.get('WANDB_BASE_URL') or 'https:').startswith('https:'), timeout)): return 'offline', why
+    return 'online', f"an API key and {host}:{port} answering"
+
+# %% ../nbs/06_train.ipynb #1f7486ce
+def _wandb_start(kw:dict):
+    "`wandb.init(**kw)` with a bounded wait; if an online start fails, the run logs offline instead, said in one line."
+    import wandb
+    kw = {**kw, 'settings': kw.get('settings') or wandb.Settings()}
+    with contextlib.suppress(Exception): kw['settings'].init_timeout = 60
+    try: return wandb.init(**kw)
+    except Exception as e:
+        if kw.get('mode', 'online') != 'online': raise
+        _say(f"W&B: could not start online ({type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}): logging offline instead")
+        return wandb.init(**{**kw, 'mode': 'offline'})
 
 # %% ../nbs/06_train.ipynb #51fb8be2
 def plot_metrics(run_dir):
@@ -250,6 +275,7 @@ def _check_inputs(self:Trainer):
     "Cheap checks of every input before tokenizing or loading a model; choose the checkpoint to resume and compare its run."
     self.files, self.tcfg, self.tokenizer, self.taps, self.mask_id = _check_given(self.cfg, self.target_path)
     self.layer_types = _layer_types(self.cfg)                      # part of the identity: sliding layers or not
+    self.first_then_rest(lambda: weights_sha256(self.target_path))  # rank 0 hashes the weights (once: cached), the others read it
     self.identity = self.identity_of('model')
     self.pick_checkpoint()
 Trainer.check_inputs = _check_inputs
@@ -259,7 +285,7 @@ def _pick_checkpoint(self:Trainer):
     "The checkpoint to resume (`self.ckpt`, None for a fresh start): a damaged one skipped with a warning, another run's refused."
     c, self.ckpt, self.ckpt_meta, self.finished = self.cfg, None, None, None
     if self.role.is_leader:
-        for p in clean_leftovers(self.run_dir): self.say(f"removed {p.name}, left by a save that was killed")
+        for p in clean_leftovers(self.run_dir): self.say(f"removed {p.name}, left by a save or an export that was killed")
     if c.resume == 'none': return
     if c.resume == 'auto': path = find_checkpoint(self.run_dir, warn=self.say)
     else: path = Path(c.resume)                                       # checked in `_check_given`
@@ -288,6 +314,7 @@ def _tokenize(self:Trainer):
     if self.rank == 0: _say(_reading_line(self.files, c, cache))      # reading a large file takes a while before the bar shows
     self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
                                                          on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
+                                                         max_record_bytes=c.max_record_bytes,
                                                          num_proc=_tokenize_procs(c),
                                                          chat_template_kwargs=self.template_kwargs))
 
@@ -507,7 +534,8 @@ def _save(self:Trainer, step:int):
                            sampler=self.sampler.state_dict(position=k * self.layout_D * self.cfg.grad_accum),
                            rng=dict(torch=torch.get_rng_state(), numpy=np.random.get_state(),
                                     cuda=torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None))
-            meta = dict(step=step, total_steps=self.total_steps, planned_steps=self.planned_steps, identity=self.identity, cfg=objects['cfg'])
+            meta = dict(step=step, total_steps=self.total_steps, planned_steps=self.planned_steps, identity=self.identity, cfg=objects['cfg'],
+                        versions=software_versions())
             path = save_checkpoint(self.run_dir, step, dict(zip(names, self.opt.master)), objects, keep=self.cfg.keep_checkpoints, meta=meta)
             tqdm_write(f"checkpoint {path}")
         if self.layout_D > 1: dist.barrier(self.drafter_group)
@@ -587,8 +615,14 @@ def _check_resume(self:Trainer):
         notes.append(f"steps {planned} -> {self.planned_steps} (the learning-rate schedule follows the new total)")
         self.resume_total = self.planned_steps
     if notes: self.say("resuming with changed settings: " + '; '.join(notes))
+    if (then := meta.get('versions')) and (changed := _versions_changed(then, software_versions())): self.say(f"note: {path} was written by {changed}")
     _note_finished(self, step)
 Trainer.check_resume = _check_resume
+
+# %% ../nbs/06_train.ipynb #2bcc2d30
+def _versions_changed(then:dict, now:dict) -> str:
+    "The software that differs between a checkpoint's `versions` and now, in words ('' if none)."
+    return ', '.join(f"{k} {then[k]} (now {now[k]})" for k in now if k in then and then[k] != now[k])
 
 # %% ../nbs/06_train.ipynb #39434ce8
 def _count_capture(self:Trainer, b:dict, t0:float):
@@ -989,7 +1023,7 @@ def _write_tau_record(self:Trainer, step:int, r):
                prompt_tokens=[s.n_prompt for s in r.stats],
                histogram=r.histogram.tolist(), per_position=r.per_position.tolist())
     (self.run_dir / 'eval').mkdir(exist_ok=True)
-    (self.run_dir / 'eval' / f'tau_step{step:07d}.json').write_text(json.dumps(rec, indent=1))
+    write_file(self.run_dir / 'eval' / f'tau_step{step:07d}.json', json.dumps(rec, indent=1))
 
 # %% ../nbs/06_train.ipynb #4ae69060
 def _tau_intro(step:int, n:int, max_new:int, baseline:bool|int=0, final:bool=False) -> str:
@@ -1022,11 +1056,27 @@ def _tau_line(step:int, r, where:str='') -> str:
 
 # %% ../nbs/06_train.ipynb #da89f1c4
 def _export(self:Trainer, name:str, drafter=None):
-    "Save the drafter to export/<name> (z-lab HF format), its config.json also recording the chat-template arguments."
+    "Save the drafter to export/<name> (z-lab HF format), its config.json also recording the chat-template arguments; the old export kept until the new one is whole."
     with self.stop.during('exporting', deferred=True):                  # a signal meanwhile waits for it
-        d = self.run_dir / 'export' / name; (drafter or self.drafter).save_pretrained(d)
-        cfg = json.loads((d / 'config.json').read_text()); cfg['chat_template_kwargs'] = self.template_kwargs
-        tmp = d / '.config.json.tmp'; tmp.write_text(json.dumps(cfg, indent=2) + '\n'); os.replace(tmp, d / 'config.json')
+        root = self.run_dir / 'export'; root.mkdir(exist_ok=True)
+        if root.is_symlink(): raise ConfigError(_link_refusal(root))
+        d, old = root / name, None
+        if d.is_symlink(): d.unlink()
+        elif d.exists(): old = root / f'.old-{name}-{os.urandom(4).hex()}'; os.rename(d, old)   # back in place if this export fails
+        try:
+            d.mkdir()                                                    # a new folder of ours: nothing planted in it
+            (drafter or self.drafter).save_pretrained(d)
+            cfg = json.loads((d / 'config.json').read_text()); cfg['chat_template_kwargs'] = self.template_kwargs
+            write_file(d / 'config.json', json.dumps(cfg, indent=2) + '\n')   # last: an export is whole once its config names them
+        except (OSError, RuntimeError) as e:
+            shutil.rmtree(d, ignore_errors=True)
+            if old is not None: os.rename(old, d)
+            if not _out_of_space(e): raise
+            last = _latest(self.run_dir / 'checkpoints')
+            raise SaveError(f"cannot write export {d}: no space left on its disk ({_size(shutil.disk_usage(root).free)} free): free some space or "
+                            f"use another --run-dir; {'the earlier export is kept' if old else 'nothing of it is left'}"
+                            + (f", and the same command goes on from {self.run_dir / 'checkpoints' / last}" if last else '')) from None
+        if old is not None: shutil.rmtree(old, ignore_errors=True)
     return d
 Trainer.export = _export
 
@@ -1064,8 +1114,8 @@ def _final_tau(self:Trainer, step:int):
         d = load_drafter(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
         r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
         _say(_tau_line(step, r, ' (final drafter, measured on target rank 0)'))
-        (self.run_dir / 'eval_final.json').write_text(json.dumps({'step': step, 'protocol': r.protocol, 'tau_pooled': r.tau_pooled,
-                                                                  'tau_prompt_mean': r.tau_prompt_mean}))
+        write_file(self.run_dir / 'eval_final.json', json.dumps({'step': step, 'protocol': r.protocol, 'tau_pooled': r.tau_pooled,
+                                                                 'tau_prompt_mean': r.tau_prompt_mean}))
     got = [(r, getattr(self, 'speedup', None))]
     dist.broadcast_object_list(got, src=first); r, self.speedup = got[0]    # the leader writes them in summary.json
     return r
@@ -1084,7 +1134,7 @@ def _write_summary(self:Trainer, step:int, r):
                         chat_template_kwargs=self.template_kwargs,
                         speedup=getattr(self, 'speedup', None),
                         minutes=(time.time() - self.t_start) / 60, run_dir=str(self.run_dir))
-    (self.run_dir / 'summary.json').write_text(json.dumps(self.summary, indent=1)); self.metrics.summarize(self.summary)
+    write_file(self.run_dir / 'summary.json', json.dumps(self.summary, indent=1)); self.metrics.summarize(self.summary)
     self.say("done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.summary.items()))
 
 # %% ../nbs/06_train.ipynb #97353a38
@@ -1108,7 +1158,7 @@ def _write_data_report(self:Trainer):
     "The data report (records kept, left out by kind, the first ones left out) as `run_dir/data_report.json`."
     if (rep := self.ds.report) is None: return
     d = dict(rep.to_dict(), on_bad_record=self.cfg.on_bad_record, summary=rep.summary())
-    (self.run_dir / 'data_report.json').write_text(json.dumps(d, indent=1))
+    write_file(self.run_dir / 'data_report.json', json.dumps(d, indent=1))
 Trainer.write_data_report = _write_data_report
 
 # %% ../nbs/06_train.ipynb #06335b74
@@ -1125,7 +1175,7 @@ def _rank_stats(self:Trainer, step:int) -> dict:
 # %% ../nbs/06_train.ipynb #4586b248
 def _write_rank_stats(self:Trainer, step:int):
     (self.run_dir / 'ranks').mkdir(exist_ok=True)
-    (self.run_dir / 'ranks' / f'rank{self.rank}.json').write_text(json.dumps(self.rank_stats(step), indent=1))
+    write_file(self.run_dir / 'ranks' / f'rank{self.rank}.json', json.dumps(self.rank_stats(step), indent=1))
 Trainer.rank_stats, Trainer.write_rank_stats = _rank_stats, _write_rank_stats
 
 # %% ../nbs/06_train.ipynb #51054c0d
@@ -1151,7 +1201,7 @@ def _wandb_init(self:Trainer) -> dict|None:
 def _open_records(self:Trainer):
     "The leader writes the run's config and data report and opens its metrics log (and W&B run, with `--wandb`)."
     if not self.role.is_leader: return
-    (self.run_dir / 'config.json').write_text(json.dumps(dataclasses.asdict(self.cfg), indent=1))
+    write_file(self.run_dir / 'config.json', json.dumps(dataclasses.asdict(self.cfg), indent=1))
     self.write_data_report()
     self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard, wandb=_wandb_init(self))
 
@@ -1187,6 +1237,7 @@ def _run(self:Trainer) -> dict:
         with s.during('loading'): start = self.resume()
         with s.during('training', deferred=True):
             if self.role.is_leader and start == 0: self.set_aside()
+            elif self.role.is_leader and roll_back(self.run_dir, start, self.say): self.best = None   # a rolled-back run: its own best
             _open_records(self)
             if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
             t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
