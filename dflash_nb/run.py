@@ -308,6 +308,8 @@ class StopFlag:
         if self.signal is not None:
             if time.time() - self.time < 1.0: return       # the same stop, relayed
             os._exit(128 + signum)
+        if p is not None and p.reported.is_set() and p.lost is not None and not _stop_code(p.lost):   # already leaving for a lost peer (torchrun's
+            self.signal, self.time = signum, time.time(); return                                      # teardown came after): that loss is the error
         self.signal, self.time = signum, time.time()
         what = ("finishing the step, saving and stopping" if self.phase == 'training' else f"finishing it and stopping") if self.deferred else "stopping"
         _note(f"received {self.name} while {self.phase}: {what} (send again to exit at once)", lead='\n')   # past a progress bar
