@@ -470,7 +470,7 @@ def _exit_lost(self:Peers, msg:str, grace_s:float=3.):
     if not self.reported.wait(grace_s):
         code = _stop_code(msg)
         if code:                                          # a stop, not a failure: its status, as `report_status` passes it on
-            print(f"[dflash_nb] {self.message(msg)}", file=sys.stderr, flush=True); os._exit(report_status(code))
+            sys.stderr.write(f"[dflash_nb] {self.message(msg)}\n"); sys.stderr.flush()  # one write: ranks share stderr; os._exit(report_status(code))
         _error_line(self.message(msg)); os._exit(1)
     if not self.closed.wait(30.): os._exit(1)             # reported, but stuck on the way out
 

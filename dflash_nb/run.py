@@ -173,11 +173,16 @@ def set_aside(run_dir, say=print):
     return dst
 
 # %% ../nbs/05a_run.ipynb #93e7fd6b
+def _note(msg:str, lead:str=''):
+    "A `[dflash_nb]` note on stderr in one write (text and newline together): the ranks of a run share stderr, and two notes must not run together."
+    sys.stderr.write(f"{lead}[dflash_nb] {msg}\n"); sys.stderr.flush()
+
 def pause_point(phase:str, flag=None):
-    "With `DFLASH_NB_PAUSE_AT` naming `phase`: say so on stderr and wait here until a signal sets the stop flag (tests)."
-    if phase not in os.environ.get('DFLASH_NB_PAUSE_AT', '').split(','): return
+    "With `DFLASH_NB_PAUSE_AT` naming `phase` (or `phase@R`: on rank R only): say so on stderr and wait here until a signal sets the stop flag (tests)."
+    here = [e.partition('@') for e in os.environ.get('DFLASH_NB_PAUSE_AT', '').split(',')]
+    if not any(n == phase and (not r or r == os.environ.get('RANK')) for n, _, r in here): return
     flag = flag if flag is not None else StopFlag.current
-    print(f"[dflash_nb] paused in phase {phase} (DFLASH_NB_PAUSE_AT): waiting for a signal", file=sys.stderr, flush=True)
+    _note(f"paused in phase {phase} (DFLASH_NB_PAUSE_AT): waiting for a signal")
     while flag is None or not flag: time.sleep(0.02)
 
 # %% ../nbs/05a_run.ipynb #b6098cd0
@@ -510,9 +515,11 @@ class StopFlag:
         if self.signal is not None:
             if time.time() - self.time < 1.0: return       # the same stop, relayed
             os._exit(128 + signum)
+        if p is not None and p.reported.is_set() and p.lost is not None and not _stop_code(p.lost):   # already leaving for a lost peer (torchrun's
+            self.signal, self.time = signum, time.time(); return                                      # teardown came after): that loss is the error
         self.signal, self.time = signum, time.time()
         what = ("finishing the step, saving and stopping" if self.phase == 'training' else f"finishing it and stopping") if self.deferred else "stopping"
-        print(f"\n[dflash_nb] received {self.name} while {self.phase}: {what} (send again to exit at once)", file=sys.stderr, flush=True)
+        _note(f"received {self.name} while {self.phase}: {what} (send again to exit at once)", lead='\n')   # past a progress bar
         if not self.deferred: raise StopRun(signum, self.phase)
 
     @contextlib.contextmanager
@@ -563,7 +570,7 @@ def watch_launcher(stop:StopFlag, interval:float=0.5, grace:float=5.):
         t0 = time.time()
         while not stop and time.time() - t0 < grace: time.sleep(0.05)   # torchrun, which dies with it, usually signals first
         if stop: return
-        print(f"\n[dflash_nb] the launcher (pid {pid}) is gone: stopping", file=sys.stderr, flush=True)
+        _note(f"the launcher (pid {pid}) is gone: stopping", lead='\n')
         os.kill(os.getpid(), signal.SIGTERM)
     th = threading.Thread(target=watch, daemon=True, name='dflash-launcher'); th.start()
     return th

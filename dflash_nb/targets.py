@@ -741,6 +741,17 @@ def capture_flops_per_token(config, layer_ids, seq_len:int, naive:bool=False) ->
 QWEN3_8B_SHAPE = dict(num_layers=36, hidden_size=4096, intermediate_size=12288, num_heads=32, num_kv_heads=8,
                       head_dim=128, vocab_size=151936)
 
+# %% ../nbs/02_targets.ipynb #c2a7e0b1
+def _publish(tmp:Path, path:Path):
+    "Move the finished folder `tmp` to `path` in one rename; a `path` another process finished meanwhile with the same config is kept as it is (it may be in use)."
+    try: os.rename(tmp, path); return
+    except OSError:
+        if not path.exists(): raise
+    if (path / 'config.json').is_file() and json.loads((path / 'config.json').read_text()) == json.loads((tmp / 'config.json').read_text()):
+        shutil.rmtree(tmp); return
+    old = path.parent / f'.old-{path.name}-{os.getpid()}'
+    os.rename(path, old); os.rename(tmp, path); shutil.rmtree(old, ignore_errors=True)
+
 # %% ../nbs/02_targets.ipynb #7b40afd8
 def make_random_target(path, arch:str='qwen3', num_layers:int=36, hidden_size:int=4096, intermediate_size:int=12288,
                        num_heads:int=32, num_kv_heads:int=8, head_dim:int=128, vocab_size:int=151936,
@@ -758,9 +769,12 @@ def make_random_target(path, arch:str='qwen3', num_layers:int=36, hidden_size:in
     g = torch.Generator(dev).manual_seed(seed)
     with torch.no_grad():
         for p in model.parameters(): p.fill_(1.0) if p.dim() == 1 else p.normal_(0, 0.02, generator=g)
-    path = Path(path); path.mkdir(parents=True, exist_ok=True)
-    with _quiet_hf(): model.save_pretrained(path, max_shard_size=max_shard_size)
-    make_tokenizer(_ARCH[arch][1], save_dir=path)
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f'.tmp-{path.name}-{os.getpid()}'                  # written whole, then renamed: a reader never sees half a target
+    shutil.rmtree(tmp, ignore_errors=True)
+    with _quiet_hf(): model.save_pretrained(tmp, max_shard_size=max_shard_size)
+    make_tokenizer(_ARCH[arch][1], save_dir=tmp)
+    _publish(tmp, path)
     return path
 
 # %% ../nbs/02_targets.ipynb #2e70549f

@@ -18,7 +18,7 @@ __all__ = ['lr_factor', 'lr_factor_at', 'MasterAdamW', 'MetricsLog', 'read_metri
 from .layout import ConfigError, PeerLost, Peers, StopRequested, Transport, drafter_batches, job_store, resolve_layout, target_batches
 from .run import (check_run_dir, set_aside, save_checkpoint, find_checkpoint, load_checkpoint, clean_leftovers, run_identity,
                            checkpoint_meta, refuse_other_run, StopRun, StopFlag, roll_back, write_file, open_nofollow, software_versions,
-                           weights_sha256, SaveError, _out_of_space, _link_refusal, _latest, _size)
+                           weights_sha256, SaveError, _out_of_space, _link_refusal, _latest, _size, pause_point)
 from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, _check_given, _generation_config,
                                _layer_types, _resolve_data_path, _sliding_kw, _drafter_kw)
 from .loss import no_lone_row, pad_anchor_slots
@@ -965,6 +965,7 @@ def _loop(self:Trainer, start:int):
     prof = StepProfiler(*win, self.run_dir / 'profile', self.device) if win else None
     try:
         while True:
+            pause_point(f'step{step}', self.stop)           # tests: hold a rank at this step boundary (DFLASH_NB_PAUSE_AT=step8@2)
             if not self.role.is_drafter:                    # a pure target produces until the drafters' stop step
                 if not _target_turn(self, step): break
                 step += 1; continue
