@@ -311,7 +311,8 @@ def _check_master(addr:str, port:int, nnodes:int):
 # %% ../nbs/06a_options.ipynb #c580183b
 def _have(module:str) -> bool:
     "Whether `module` can be imported here (without importing it)."
-    import importlib.util
+    import importlib.util, sys
+    if sys.modules.get(module) is not None: return True                  # imported already (or a stand-in put there)
     try: return importlib.util.find_spec(module) is not None
     except (ValueError, ImportError): return False           # e.g. sys.modules[module] is None
 
