@@ -65,6 +65,8 @@ def _contract_fields(d:dict) -> list[str]:
     if not taps: p.append("dflash_config.target_layer_ids missing: SGLang and vLLM read the taps there")
     elif d.get('eagle_aux_hidden_state_layer_ids') not in (None, [i + 1 for i in taps]):
         p.append(f"eagle_aux_hidden_state_layer_ids {d['eagle_aux_hidden_state_layer_ids']} != target_layer_ids + 1: vLLM reads it verbatim")
+    if taps and len(set(taps)) < len(taps):
+        p.append(f"dflash_config.target_layer_ids {taps} repeat a layer: vLLM captures each tapped layer once, so its fc gets fewer features than it expects and the engine dies")
     n_t = dc.get('num_target_layers', d.get('num_target_layers'))
     if taps and (n_t is None or max(taps) >= n_t): p.append(f"num_target_layers {n_t}: SGLang range-checks the taps {taps} against it")
     if dc.get('mask_token_id') is None: p.append("dflash_config.mask_token_id missing: both engines read the mask id there")

@@ -161,13 +161,13 @@ def make_tiny_target(path, # folder to write (created)
 def build_target_layer_ids(num_target_layers:int, # decoder layers of the target
                            num_taps:int, # how many layers to tap (by default the drafter's layer count)
                           ) -> list[int]:
-    "The reference rule: `[L // 2]` for one tap, else `num_taps` ids spread evenly over `[1, L - 3]`, rounded."
+    "The reference rule (`[L // 2]`, else spread over `[1, L - 3]`, rounded), widened on shallow targets so no layer is tapped twice."
     L, n = int(num_target_layers), int(num_taps)
     if n < 1: raise TargetError(f"num_taps must be at least 1, got {num_taps}")
+    if n > L: raise TargetError(f"a target with {L} decoder layers cannot give {n} distinct taps; use at most {L} taps or pass explicit layer_ids")
     if n == 1: return [L // 2]
-    if L < 4: raise TargetError(f"a target with {L} layers is too shallow for {n} taps by the reference rule "
-                                f"(it spreads them over [1, L-3]); pass explicit layer_ids")
-    return [int(round(1 + i * (L - 4) / (n - 1))) for i in range(n)]
+    lo, hi = next((a, b) for a, b in ((1, L - 3), (1, L - 2), (1, L - 1), (0, L - 1)) if b - a >= n - 1)
+    return [int(round(lo + i * (hi - lo) / (n - 1))) for i in range(n)]
 
 # %% ../nbs/02_targets.ipynb #970ea771
 def _check_folder(path) -> Path:
