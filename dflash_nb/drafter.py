@@ -63,6 +63,7 @@ class DFlashConfig:
     dtype: str = 'bfloat16'          # dtype written to config.json
     rope_scaling: dict|None = None   # the target's RoPE type and scaling, e.g. {'rope_type': 'yarn', 'factor': 4.0, ...}; None: plain
     partial_rotary_factor: float = 1.0  # RoPE on the first head_dim * factor dims only; 1 (whole heads) unless read from an old export
+    mask_token: str|None = field(default=None, compare=False)  # the mask id's text in the target's tokenizer (SGLang reads it); None: not known
     target: str|None = field(default=None, compare=False)  # where the target came from, for the export's model card (not in config.json)
     target_model_type: str|None = field(default=None, compare=False)  # the target's model_type, for the card's warnings (not in config.json)
 
@@ -125,6 +126,15 @@ def _check_config_rope(cfg):
             f"it must be in (0, 1] and give an even number")
 
 # %% ../nbs/03_drafter.ipynb #0ec5fd1d
+def _sglang_dflash_keys(cfg) -> dict:
+    "The optional `dflash_config` keys SGLang reads, where they apply: the mask token's text, the layers' causality when all agree, the window."
+    types, out = set(cfg.layer_types), {}
+    if cfg.mask_token: out['mask_token'] = cfg.mask_token   # else SGLang assumes '<|MASK|>' (dflash_utils.py @00731f0b)
+    causal = cfg.is_causal if cfg.is_causal is not None else {frozenset({'sliding_attention'}): True, frozenset({'full_attention'}): False}.get(frozenset(types))
+    if causal is not None: out['causal'] = bool(causal)    # mixed layers without an override: omitted, so each keeps its default
+    if 'sliding_attention' in types: out.update(use_swa=True, swa_window_size=cfg.sliding_window)
+    return out
+
 def _to_hf_dict(self) -> dict:
     "The z-lab `config.json` content, with each DFlash field where every loader looks for it."
     d = {k: getattr(self, k) for k in _HF_KEYS}
@@ -132,7 +142,8 @@ def _to_hf_dict(self) -> dict:
              rope_scaling=dict(self.rope_scaling) if self.rope_scaling else None, rope_parameters=self.rope_parameters, use_cache=True,
              use_sliding_window='sliding_attention' in self.layer_types, max_window_layers=self.num_hidden_layers,
              dflash_config={'mask_token_id': self.mask_token_id, 'target_layer_ids': list(self.target_layer_ids),
-                            'block_size': self.block_size, 'num_target_layers': self.num_target_layers},
+                            'block_size': self.block_size, 'num_target_layers': self.num_target_layers, **_sglang_dflash_keys(self)},
+             is_neox_style=True,   # SGLang's RoPE layout flag (models/dflash.py @003b23d7): ours rotates half-heads (neox)
              eagle_aux_hidden_state_layer_ids=[i + 1 for i in self.target_layer_ids])  # vLLM reads these verbatim when present
     if self.is_causal is not None: d['is_causal'] = self.is_causal
     if self.partial_rotary_factor != 1.0: d['partial_rotary_factor'] = self.partial_rotary_factor
@@ -165,6 +176,7 @@ def _from_hf_dict(cls, d:dict) -> DFlashConfig:
         if dc.get(k) is not None: kw[k] = dc[k]
     if 'target_layer_ids' not in kw: raise ValueError("config.json: dflash_config.target_layer_ids is missing")
     kw.setdefault('mask_token_id', None)
+    if isinstance(dc.get('mask_token'), str): kw['mask_token'] = dc['mask_token']
     if 'sliding_attention' not in (kw.get('layer_types') or []): kw['sliding_window'] = None
     if 'num_target_layers' not in kw: kw['num_target_layers'] = max(kw['target_layer_ids']) + 1
     if 'head_dim' not in kw: kw['head_dim'] = kw['hidden_size'] // kw['num_attention_heads']
@@ -239,6 +251,11 @@ def _target_fields(tc, num_layers:int, block_size:int, num_taps:int|None, target
               num_target_layers=n_t, target_layer_ids=ids, dtype=_dtype_name(_get(tc, 'dtype', 'torch_dtype')), rope_scaling=scaling)
 
 # %% ../nbs/03_drafter.ipynb #3b28c8e2
+def _token_text(tokenizer, tid) -> str|None:
+    "The text of token `tid` in `tokenizer` (what SGLang reads as `mask_token`), or None: no tokenizer, or a row past its tokens."
+    try: return tokenizer.convert_ids_to_tokens(int(tid)) if tid is not None and tid < len(tokenizer) else None
+    except (AttributeError, TypeError): return None
+
 @classmethod
 def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_taps:int|None=None,
                  target_layer_ids:list|None=None, mask_token_id:int|None=None, tokenizer=None,
@@ -250,6 +267,7 @@ def _from_target(cls, target_config, num_layers:int=5, block_size:int=16, num_ta
     kw = _target_fields(tc, num_layers, block_size, num_taps, target_layer_ids)
     stops = stop_token_ids(None, tc, target_config, generation_config)
     kw['mask_token_id'] = resolve_mask_token_id(kw['vocab_size'], tokenizer, mask_token_id, stops, token_counts)
+    kw['mask_token'] = _token_text(tokenizer, kw['mask_token_id'])   # its text, for SGLang's check
     kw['target'] = getattr(target_config, 'name_or_path', None) or None   # the folder it was loaded from, for the model card
     kw['target_model_type'] = (target_config.get('model_type') if isinstance(target_config, dict) else getattr(target_config, 'model_type', None))
     kw.update(overrides)
@@ -830,7 +848,13 @@ def launch_argv(cfg:DFlashConfig, target:str, export:str) -> dict:
     env = {'VLLM_USE_V2_MODEL_RUNNER': '1'} if set(cfg.layer_types) == set(LAYER_TYPES) else {}
     return {'vllm': (env, ['vllm', 'serve', target, '--speculative-config', json.dumps(spec)]),
             'sglang': ({}, ['python', '-m', 'sglang.launch_server', '--model-path', target, '--speculative-algorithm', 'DFLASH',
-                            '--speculative-draft-model-path', export, '--speculative-num-draft-tokens', str(B), '--trust-remote-code'])}
+                            '--speculative-draft-model-path', export, '--speculative-num-draft-tokens', str(B), '--trust-remote-code']
+                            + _sglang_window_argv(cfg))}
+
+def _sglang_window_argv(cfg:DFlashConfig) -> list:
+    "SGLang's draft KV window for an all-sliding drafter (at least the block: SGLang refuses less); a full layer needs all the context."
+    if set(cfg.layer_types) != {'sliding_attention'}: return []
+    return ['--speculative-draft-window-size', str(max(cfg.sliding_window, cfg.block_size))]
 
 def shell_line(env:dict, argv:list) -> str:
     "One shell line, every word quoted (`shlex`): pasting it runs exactly `argv`, whatever the folder names hold."

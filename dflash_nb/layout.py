@@ -611,7 +611,7 @@ def dataset_mix(ds, boundaries, max_tokens:int, num_anchors:int=512, block_size:
 # %% ../nbs/05_layout.ipynb #a0c55a8f
 def mix_flops(mix:pd.DataFrame, target_config, layer_ids, dcfg) -> pd.DataFrame:
     "Per micro-batch: target capture FLOPs, drafter training FLOPs (as `train_step_flops`) and hidden-state bytes."
-    from dflash_nb.targets import capture_flops_per_token
+    from dflash_nb.capture_bench import capture_flops_per_token
     c, H, I, dq, dkv = _dims(dcfg)
     bs, V, Ld = dcfg.block_size, dcfg.vocab_size, dcfg.num_hidden_layers
     C, T = mix.rows * mix.seq_len, mix.slots * bs
@@ -774,7 +774,7 @@ def plan_layout(rates:Rates, gpus:int=8, nnodes:int=1, target=None, drafter=None
 def measure_rates(target_path, dcfg, mix:pd.DataFrame, layer_ids, device='cuda:0', link_gb_s:float=300.0, inter_gb_s:float=50.0,
                   say=print) -> Rates:
     "Rates of the GPU at hand: a short capture benchmark and a short timed drafter step (each said before it runs), converted to the mix by FLOPs."
-    from dflash_nb.targets import benchmark_capture, capture_flops_per_token
+    from dflash_nb.capture_bench import benchmark_capture, capture_flops_per_token
     from dflash_nb.loss import benchmark_drafter
     from dflash_nb.compile import configure_compile
     from transformers import AutoConfig

@@ -14,6 +14,7 @@ __all__ = ['CorruptedOracle', 'lossless_loops', 'lossless_check']
 # %% ../nbs/07c_lossless.ipynb #6cace55c
 from .evaluate import PROTOCOLS, _as_prompt_ids, _hf_model, speculative_generate
 from .fast import fast_speculative_generate, fast_unsupported
+from .chat import generate_kwargs
 
 # %% ../nbs/07c_lossless.ipynb #19c40c1b
 from types import SimpleNamespace
@@ -51,7 +52,7 @@ def _greedy_ids(model, ids, n:int) -> torch.Tensor:
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')   # a checkpoint's sampling defaults, overridden by do_sample=False
         g = model.generate(x, attention_mask=torch.ones_like(x), do_sample=False, max_new_tokens=n, eos_token_id=None,
-                           pad_token_id=getattr(model.generation_config, 'pad_token_id', None) or 0)
+                           pad_token_id=getattr(model.generation_config, 'pad_token_id', None) or 0, **generate_kwargs(model))
     if g.shape[1] - x.shape[1] != n: raise RuntimeError(f"generate gave {g.shape[1] - x.shape[1]} new tokens, not {n}: it stopped at an end token")
     return g[0, x.shape[1]:].cpu()
 

@@ -443,9 +443,7 @@ def _taps(cfg:TrainConfig, n_layers:int) -> list[int]:
         n = cfg.num_taps or cfg.draft_layers
         what = f"--num-taps {n}" if cfg.num_taps else f"one tap per drafter layer (--draft-layers {n})"
         if n > n_layers: raise ConfigError(f"{what}: the target has only {n_layers} decoder layers; lower it or give --target-layer-ids")
-        ids = build_target_layer_ids(n_layers, n)
-        if len(set(ids)) < len(ids):
-            raise ConfigError(f"{what} on a {n_layers}-layer target taps layers {ids}, some twice; use fewer taps or --target-layer-ids")
+        ids = build_target_layer_ids(n_layers, n)   # distinct (02_targets widens the range on shallow targets)
     if bad := [i for i in ids if not 0 <= i < n_layers]:
         raise ConfigError(f"--target-layer-ids {cfg.target_layer_ids}: {bad} not in the target, which has {n_layers} decoder layers (0..{n_layers - 1})")
     return ids

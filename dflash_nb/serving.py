@@ -65,6 +65,8 @@ def _contract_fields(d:dict) -> list[str]:
     if not taps: p.append("dflash_config.target_layer_ids missing: SGLang and vLLM read the taps there")
     elif d.get('eagle_aux_hidden_state_layer_ids') not in (None, [i + 1 for i in taps]):
         p.append(f"eagle_aux_hidden_state_layer_ids {d['eagle_aux_hidden_state_layer_ids']} != target_layer_ids + 1: vLLM reads it verbatim")
+    if taps and len(set(taps)) < len(taps):
+        p.append(f"dflash_config.target_layer_ids {taps} repeat a layer: vLLM captures each tapped layer once, so its fc gets fewer features than it expects and the engine dies")
     n_t = dc.get('num_target_layers', d.get('num_target_layers'))
     if taps and (n_t is None or max(taps) >= n_t): p.append(f"num_target_layers {n_t}: SGLang range-checks the taps {taps} against it")
     if dc.get('mask_token_id') is None: p.append("dflash_config.mask_token_id missing: both engines read the mask id there")
@@ -77,7 +79,9 @@ def _contract_sglang_keys(d:dict, dc:dict) -> list[str]:
     if mt is not None and not (isinstance(mt, str) and mt): p.append(f"dflash_config.mask_token {mt!r}: SGLang needs a non-empty string (dflash_utils.py @00731f0b)")
     if float(dc.get('final_logit_softcapping') or 0) > 0: p.append(f"dflash_config.final_logit_softcapping {dc['final_logit_softcapping']}: SGLang softcaps the draft logits, training did not (dflash_utils.py @00731f0b)")
     if d.get('is_neox_style', dc.get('is_neox_style', True)) is not True: p.append("is_neox_style false: SGLang rotates interleaved pairs, training rotated half-heads (models/dflash.py @003b23d7)")
-    if 'causal' in dc and bool(dc['causal']) != ('full_attention' not in types): p.append(f"dflash_config.causal {dc['causal']}: SGLang reads it, but the layer types {sorted(set(types))} were trained {'causal' if 'full_attention' not in types else 'bidirectional in-block'}")
+    trained = {d['is_causal']} if d.get('is_causal') is not None else {t == 'sliding_attention' for t in types}   # each layer's causality in training
+    if 'causal' in dc and d.get('is_causal') is None and trained != {bool(dc['causal'])}:
+        p.append(f"dflash_config.causal {dc['causal']}: SGLang applies it to every layer, but the layer types {sorted(set(types))} were trained {'causal' if trained == {True} else 'bidirectional in-block' if trained == {False} else 'mixed (full bidirectional, sliding causal)'}")
     if dc.get('swa_window_size') not in (None, d.get('sliding_window')): p.append(f"dflash_config.swa_window_size {dc['swa_window_size']} != sliding_window {d.get('sliding_window')}: engines read either")
     if d.get('use_swa', dc.get('use_swa')) and 'sliding_attention' not in types: p.append("use_swa set but no sliding_attention layers: SGLang would window layers trained with full attention")
     return p

