@@ -337,11 +337,11 @@ def summarize(rows:list, temperature:float=0.0) -> dict:
 def _fmt(x, spec:str) -> str: return '-' if x is None else format(x, spec)
 
 def bench_table(rec:dict) -> str:
-    "The record's table (markdown): per set and overall, each drafter's tau both ways, tokens/s and speedup."
+    "The record's table (markdown): per set and overall, each drafter's tau both ways (named: the per-prompt mean z-lab reports, and pooled), tokens/s and speedup."
     names = [d['name'] for d in rec['drafters']]
     lab = (lambda m, n: m) if len(names) == 1 else (lambda m, n: f"{m} ({n})")
     base = rec['settings']['baseline']
-    cols = [('tau', 'tau', '.2f'), ('tau pooled', 'tau_pooled', '.2f'), ('tok/s', 'tokens_per_s', '.1f')]
+    cols = [('tau per-prompt mean (z-lab)', 'tau', '.2f'), ('tau pooled', 'tau_pooled', '.2f'), ('tok/s', 'tokens_per_s', '.1f')]
     head = ['set', 'prompts', 'responses'] + [lab(c, n) for c, _, _ in cols for n in names]
     head += ['target tok/s'] + [lab('speedup', n) for n in names] if base else []
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]

@@ -70,8 +70,8 @@ def _counters(llm) -> dict:
 def main():
     a = _args()
     for kv in a.env: k, v = kv.split('=', 1); os.environ[k] = v
-    import vllm
-    res = dict(mode=a.mode, vllm=vllm.__version__, target=a.target, env=a.env)
+    import vllm, torch, transformers
+    res = dict(mode=a.mode, vllm=vllm.__version__, torch=torch.__version__, transformers=transformers.__version__, target=a.target, env=a.env)
     t0 = time.time()
     if a.mode == 'refusal':
         res['cases'] = {}
