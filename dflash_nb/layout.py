@@ -297,7 +297,7 @@ def _transport_selfcheck():
     dist.destroy_process_group()
 
 # %% ../nbs/05_layout.ipynb #3ca8dffa
-def torchrun_cpu(n, *args, timeout=300):
+def torchrun_cpu(n, *args, timeout=600):
     "Run `python -m torch.distributed.run --nproc_per_node n ...` on CPU and return the completed process."
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     return subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', str(n), *args],
