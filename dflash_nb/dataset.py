@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_dataset.ipynb #941f86ec
 from __future__ import annotations
-import array, collections, contextlib, errno, hashlib, itertools, json, os, shutil, signal, socket, tempfile
+import array, collections, contextlib, errno, hashlib, itertools, json, os, shutil, signal, socket, sys, tempfile, time
 from pathlib import Path
 import numpy as np
 import torch
@@ -165,17 +165,23 @@ def _init_worker(tok, kw):
         import ctypes; ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)   # PR_SET_PDEATHSIG
     except (OSError, AttributeError): pass
     if 'tokenizing-worker' in os.environ.get('DFLASH_NB_PAUSE_AT', '').split(','):   # tests: a worker held before it tokenizes
-        print(f"[dflash_nb] paused in phase tokenizing-worker (pid {os.getpid()}, DFLASH_NB_PAUSE_AT): waiting for a signal", flush=True)
+        sys.stdout.write(f"[dflash_nb] paused in phase tokenizing-worker (pid {os.getpid()}, DFLASH_NB_PAUSE_AT): waiting for a signal\n")
+        sys.stdout.flush()                              # one write, text and newline together: the two workers share the pipe
         signal.pause()
 def _work(convs): return _tokenize_many(*_WORKER_TOK[:1], convs, _WORKER_TOK[1])
 
 # %% ../nbs/00b_dataset.ipynb #a139b4cc
-def _how_ended(procs:dict) -> str:
-    "How the first of the pool's worker processes that a signal ended ended, in words."
-    for pid, p in procs.items():
-        p.join(timeout=5)
-        if p.exitcode is not None and p.exitcode < 0: return f"process {pid} was killed by {signal.Signals(-p.exitcode).name}"
-    return "a process ended without its result"
+def _how_ended(procs:dict, wait:float=10.) -> str:
+    "How the pool's worker process that a signal ended ended, in words; the SIGTERM the broken pool sends the others counts last."
+    end, seen = time.monotonic() + wait, {}
+    while True:                 # the pool's own thread may reap a worker first: its exit status shows up a moment later
+        for pid, p in procs.items():
+            p.join(timeout=0.05)
+            if p.exitcode is not None and p.exitcode < 0: seen.setdefault(pid, -p.exitcode)
+        hard = [pid for pid, s in seen.items() if s != signal.SIGTERM]
+        if hard or len(seen) == len(procs) or time.monotonic() > end: break
+    pid = (hard or list(seen) or [None])[0]
+    return f"process {pid} was killed by {signal.Signals(seen[pid]).name}" if pid else "a process ended without its result"
 
 def _pool_chunks(chunks:list, num_proc:int, tokenizer, kw):
     "Each chunk tokenized by a pool of `num_proc` processes, in order; a worker that dies raises `WorkerDied(how, i, j)` (chunks `i` to `j` in flight); no worker outlives it."
