@@ -183,6 +183,20 @@ def _how_ended(procs:dict, wait:float=10.) -> str:
     pid = (hard or list(seen) or [None])[0]
     return f"process {pid} was killed by {signal.Signals(seen[pid]).name}" if pid else "a process ended without its result"
 
+def _result(fut):
+    "`fut.result()`; with a stop flag installed in this process, waited for in 0.2 s slices with the flag deferred, so that a stop signal is raised here as `StopRun`, never from inside the pool's locks (where it could leave one held and hang the way out)."
+    from concurrent.futures import TimeoutError as _Wait
+    from dflash_nb.run import StopFlag, StopRun
+    flag = StopFlag.current
+    if flag is None or flag.pid != os.getpid() or flag.deferred: return fut.result()
+    flag.deferred = True
+    try:
+        while True:
+            if flag: raise StopRun(flag.signal, flag.phase)
+            try: return fut.result(timeout=0.2)
+            except _Wait: pass
+    finally: flag.deferred = False
+
 def _pool_chunks(chunks:list, num_proc:int, tokenizer, kw):
     "Each chunk tokenized by a pool of `num_proc` processes, in order; a worker that dies raises `WorkerDied(how, i, j)` (chunks `i` to `j` in flight); no worker outlives it."
     import multiprocessing as mp
@@ -196,7 +210,7 @@ def _pool_chunks(chunks:list, num_proc:int, tokenizer, kw):
         procs = dict(ex._processes or {})
         while flight:
             i, fut = flight.popleft()
-            try: r = fut.result()
+            try: r = _result(fut)
             except BrokenProcessPool: raise WorkerDied(_how_ended(procs), i, flight[-1][0] if flight else i) from None
             flight.extend((j, ex.submit(_work, c)) for j, c in itertools.islice(todo, 1))
             yield r
