@@ -13,6 +13,7 @@
 #   d2_swap      --drafter dflash2 --selector-gold swap             gold swapped in for the weakest candidate
 #   d2_stopgrad  --drafter dflash2 --selector-stop-grad             the selector loss trains the selector only
 #   d2_warm      --drafter dflash2 --selector-warmup 0.1 --selector-ramp 0.1   alpha 0 for the first tenth, then ramped
+#   dpace        --drafter dflash --loss dpace         D-PACE's rescreen against dflash (not in the default ARMS)
 # SEEDS (default "0 1"): every arm with each seed, so ten runs side by side by default (about 5 GB of GPU memory each
 # for the demo; SEEDS=0 for five).
 #
@@ -88,13 +89,14 @@ if [ -n "${DRY:-}" ]; then
   SMALL="--selector-rank 16 --selector-top-k 4"; CLOCK=${CLOCK_DRY:-2}
 fi
 declare -A ARGS=([dflash]="--drafter dflash" [d2]="--drafter dflash2" [d2_swap]="--drafter dflash2 --selector-gold swap"
-                 [d2_stopgrad]="--drafter dflash2 --selector-stop-grad" [d2_warm]="--drafter dflash2 --selector-warmup 0.1 --selector-ramp 0.1")
+                 [d2_stopgrad]="--drafter dflash2 --selector-stop-grad" [d2_warm]="--drafter dflash2 --selector-warmup 0.1 --selector-ramp 0.1"
+                 [dpace]="--drafter dflash --loss dpace")
 log "start: arms $ARMS, seeds $SEEDS, clock $CLOCK min${DRY:+ (DRY: $DRY_TARGET)}"
 [ -n "${DRY:-}" ] || python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> $P/pipeline.log 2>&1 || { log "demo_target failed"; touch $P/DONE; exit 1; }
 for a in $ARMS; do
   [ -n "${ARGS[$a]:-}" ] || { log "unknown arm $a"; continue; }
   for s in $SEEDS; do
-    args="${ARGS[$a]}"; [ "$a" = dflash ] || args="$args $SMALL"
+    args="${ARGS[$a]}"; case $a in d2*) args="$args $SMALL" ;; esac
     $TRAIN --run-dir $(run_dir $a $s) --resume none --seed $s --time-limit-min $CLOCK $args > $P/${a}_s$s.log 2>&1 &
     sleep 3
   done
