@@ -14,8 +14,9 @@
 #   d2_stopgrad  --drafter dflash2 --selector-stop-grad             the selector loss trains the selector only
 #   d2_warm      --drafter dflash2 --selector-warmup 0.1 --selector-ramp 0.1   alpha 0 for the first tenth, then ramped
 #   dpace        --drafter dflash --loss dpace         D-PACE's rescreen against dflash (not in the default ARMS)
-# SEEDS (default "0 1"): every arm with each seed, so ten runs side by side by default (about 5 GB of GPU memory each
-# for the demo; SEEDS=0 for five).
+# SEEDS (default "0 1"): every arm with each seed. A demo run takes 16-31 GB of the H200's 140 GB (seen 2026-12-02:
+# six runs side by side ran two out of memory), so `start` refuses more than MAXRUNS (default 4) runs at once: screen
+# the arms in groups that share the clock and the load (e.g. ARMS="dflash d2 d2_swap d2_stopgrad" SEEDS=0, then the rest).
 #
 # The rule, fixed before the screen runs (also in nbs/08_bench.ipynb's DFlash2 section; tau = the pooled figure of the
 # 'ours' protocol, each arm's mean over the seeds):
@@ -34,6 +35,8 @@ ARMS=${ARMS:-dflash d2 d2_swap d2_stopgrad d2_warm}; SEEDS=${SEEDS:-0 1}
 run_dir() { echo $HOME/d2screen_$1_s$2; }
 case ${1:-} in
 start)
+  n=$(( $(echo $ARMS | wc -w) * $(echo $SEEDS | wc -w) ))
+  [ -n "${DRY:-}" ] || [ $n -le ${MAXRUNS:-4} ] || { echo "$n runs side by side: more than MAXRUNS=${MAXRUNS:-4} fit the GPU's memory; screen fewer arms or seeds at once"; exit 2; }
   mkdir -p $P; rm -f $P/DONE
   rm -rf $R; mkdir -p $R; tar cf - --exclude=./.whl --exclude=./.demo --exclude=./runs . | tar xf - -C $R
   cd $R && ARMS="$ARMS" SEEDS="$SEEDS" setsid nohup bash tools/h200/dflash2_screen.sh run > $P/screen.out 2>&1 < /dev/null &
@@ -71,9 +74,19 @@ out = {'tau': tau, 'means': {a: mean(a) for a in tau}}
 if 'dflash' in tau and 'd2' in tau:
     out['default_drafter'] = 'dflash2' if beats('d2', 'dflash') else 'dflash'
     print(f"rule 1: d2 mean {mean('d2')} vs dflash {mean('dflash')}: default drafter {out['default_drafter']}")
-wins = sorted((v for v in ('d2_swap', 'd2_stopgrad', 'd2_warm') if v in tau and beats(v, 'd2')), key=mean, reverse=True)
-out['default_objective'] = wins[0] if wins else 'd2'
-print(f"rule 2: variants beating d2 by the rule: {wins or 'none'}: DFlash2's default objective {out['default_objective']}")
+variants = [v for v in ('d2_swap', 'd2_stopgrad', 'd2_warm') if v in arms]
+missing = [v for v in ['d2'] + variants if v not in tau or set(tau[v]) != set(seeds)]
+if variants and missing:      # "of several, the highest mean": every variant screened must have been measured on every seed
+    out['default_objective'] = None
+    print(f"rule 2: not applied: {missing} not measured on every seed; DFlash2's default objective stays")
+elif variants:
+    wins = sorted((v for v in variants if beats(v, 'd2')), key=mean, reverse=True)
+    out['default_objective'] = wins[0] if wins else 'd2'
+    print(f"rule 2: variants beating d2 by the rule: {wins or 'none'}: DFlash2's default objective {out['default_objective']}")
+if 'dpace' in tau and 'dflash' in tau:    # D-PACE's rule (demo_round.sh, screen_loss): two seeds, the mean >= 0.05 above
+    ok = len(seeds) >= 2 and set(tau['dpace']) == set(tau['dflash']) == set(seeds)
+    out['default_loss'] = ('dpace' if mean('dpace') >= mean('dflash') + 0.05 else 'decay') if ok else None
+    print(f"D-PACE: dpace mean {mean('dpace')} vs dflash (decay) {mean('dflash')}: " + (f"default loss {out['default_loss']}" if ok else "not applied (the rule needs seeds 0 and 1)"))
 (pipe / 'decision.json').write_text(json.dumps(out, indent=1)); print(json.dumps(out))
 EOF
   exit 0 ;;

@@ -12,7 +12,8 @@ set -u
 mode=${1:-test}; secs=${2:-540}; flags=${FLAGS:-gpu}
 out=${OUT:-/tmp/suite_out}; logs=$(mktemp -d); mkdir -p "$out"
 nbs=$(ls nbs/*.ipynb | grep -v -E '/[_.][^/]*$' | grep -E "${NBS:-.}")
-threads=${THREADS:-$(( $(nproc) / $(echo $nbs | wc -w) ))}; [ "$threads" -ge 1 ] || threads=1
+cores=$(nproc)   # before OMP_NUM_THREADS is set below: GNU nproc reports that variable when it is set
+threads=${THREADS:-$(( cores / $(echo $nbs | wc -w) ))}; [ "$threads" -ge 1 ] || threads=1
 export OMP_NUM_THREADS=$threads MKL_NUM_THREADS=$threads   # torch's intra-op threads in every notebook's process
 t0=$(date +%s)
 for nb in $nbs; do
@@ -27,7 +28,7 @@ for nb in $nbs; do
   esac
 done
 wait
-{ echo "suite ($mode, flags '$flags', $(nproc) cores, $threads threads per notebook, $(python3 -c 'import torch; print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU")')): $(( $(date +%s) - t0 )) s in all"
+{ echo "suite ($mode, flags '$flags', $cores cores, $threads threads per notebook, $(python3 -c 'import torch; print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU")')): $(( $(date +%s) - t0 )) s in all"
   cat "$logs"/*.rc | sed 's/rc=0 /ok /; s/rc=124 /timeout /; s/rc=[1-9][0-9]* /FAILED /'
   if [ "$mode" = cells ]; then   # the 12 slowest cells of each notebook
     for f in "$logs"/*.log; do grep -o 'cell [0-9a-f]* done at [0-9]* s' "$f" | awk -v n="$(basename "$f" .log)" \
