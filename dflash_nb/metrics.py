@@ -4,14 +4,14 @@
 
 # %% ../nbs/06e_metrics.ipynb #74a824ad
 from __future__ import annotations
-import contextlib, dataclasses, json, math, os, time
+import collections, contextlib, dataclasses, json, math, os, time, traceback, warnings
 from pathlib import Path
 import torch
 from .run import open_nofollow, write_file
 
 # %% auto #0
 __all__ = ['MetricsLog', 'read_metrics', 'wandb_mode', 'plot_metrics', 'rank_stats', 'write_rank_stats', 'profile_headline',
-           'StepProfiler']
+           'SyncSites', 'StepProfiler']
 
 # %% ../nbs/06e_metrics.ipynb #91e8f0fe
 def _scalars(m:dict) -> dict:
@@ -158,6 +158,28 @@ def profile_headline(ka, wall:float, steps:int) -> dict:
                 stream_syncs=count(lambda k: k in ('cudaStreamSynchronize', 'cudaDeviceSynchronize')),   # the whole queue drained
                 event_waits=count(lambda k: k == 'cudaEventSynchronize'))           # up to a point: a late read (06d_step)
 
+# %% ../nbs/06e_metrics.ipynb #a1f0c021
+def _site(stack) -> str:
+    "The last three frames of `stack` outside torch's own internals (torch.optim counts) and the warnings module, as `file:line function`."
+    keep = [f for f in stack if not (('/torch/' in f.filename and '/torch/optim/' not in f.filename) or f.filename.endswith('warnings.py'))]
+    return ' < '.join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(keep[-3:]))
+
+# %% ../nbs/06e_metrics.ipynb #a1f0c022
+class SyncSites:
+    "Count where the host waits for the device: each synchronising call's `_site`, while the context is on (CUDA only; `cuda=False` only hooks the warnings)."
+    def __init__(self, cuda:bool=True): self.cuda, self.sites = cuda, collections.Counter()
+    def _show(self, message, category, filename, lineno, file=None, line=None):
+        if 'synchroniz' in str(message): self.sites[_site(traceback.extract_stack()[:-1])] += 1
+        else: self._prev(message, category, filename, lineno, file, line)
+    def __enter__(self):
+        self._cw = warnings.catch_warnings(); self._cw.__enter__(); warnings.simplefilter('always')   # every call, not once per line
+        self._prev, warnings.showwarning = warnings.showwarning, self._show
+        if self.cuda: torch.cuda.set_sync_debug_mode('warn')
+        return self
+    def __exit__(self, *exc):
+        if self.cuda: torch.cuda.set_sync_debug_mode('default')
+        self._cw.__exit__(*exc)
+
 # %% ../nbs/06e_metrics.ipynb #a1f0c009
 class StepProfiler:
     "torch.profiler over drafter steps `[start, start + count)` of this run; the report goes to folder `out`."
@@ -169,11 +191,12 @@ class StepProfiler:
         if self.n != self.start: return
         acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if self.cuda else [])
         self._sync(); self.prof = torch.profiler.profile(activities=acts); self.prof.__enter__(); self.t0 = time.perf_counter()
+        self.syncs = SyncSites(self.cuda).__enter__()                 # where the window's reads and syncs come from (06e)
     def after(self) -> str|None:
         "Count the step; at the window's end, stop the profiler and return the report's first line."
         self.n += 1
         if self.prof is None or self.n != self.start + self.count: return None
-        self._sync(); wall = time.perf_counter() - self.t0; self.prof.__exit__(None, None, None)
+        self._sync(); wall = time.perf_counter() - self.t0; self.syncs.__exit__(None, None, None); self.prof.__exit__(None, None, None)
         line = self.report(wall); self.prof = None
         return line
 
@@ -188,5 +211,7 @@ def _report(self:StepProfiler, wall:float) -> str:
         except Exception as e: lines.append(f"top ops by {key}: not available ({e})")
     self.out.mkdir(parents=True, exist_ok=True); (self.out / 'summary.txt').write_text('\n'.join(lines) + '\n')
     (self.out / 'headline.json').write_text(json.dumps(h, indent=1)); self.prof.export_chrome_trace(str(self.out / 'trace.json'))
+    (self.out / 'syncs.txt').write_text(''.join(f"{n / self.count:8.2f} per step  {k}\n" for k, n in self.syncs.sites.most_common())
+                                        or "no synchronising call seen (a CPU run has none to see)\n")
     return lines[0]
 StepProfiler.report = _report
