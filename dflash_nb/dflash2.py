@@ -506,18 +506,7 @@ def _save_pretrained2(self, save_dir, dtype=None):
 DFlash2Drafter.save_pretrained = _save_pretrained2
 
 # %% ../nbs/03d_dflash2.ipynb #07f08612
-@classmethod
-def _from_pretrained2(cls, path, device='cpu', dtype=None) -> DFlash2Drafter:
-    "Load a DFlash2 drafter saved in the z-lab HF format (ours or a published one)."
-    path = Path(path)
-    for f in ('config.json', 'model.safetensors'):
-        if not (path / f).exists(): raise FileNotFoundError(f"{path / f}: missing (expected a z-lab format drafter folder)")
-    cfg = DFlash2Config.from_hf_dict(json.loads((path / 'config.json').read_text()))
-    with torch.device(device): model = cls(cfg)
-    saved = _load_checked(model, path, device)
-    return model.to(dtype or saved).eval()
-
-DFlash2Drafter.from_pretrained = _from_pretrained2
+DFlash2Drafter.config_cls = DFlash2Config     # DFlashDrafter.from_pretrained (03_drafter) reads config.json with it
 
 def load_drafter(path, device='cpu', dtype=None):
     "A DFlash or DFlash2 drafter from an export folder, by the architecture its `config.json` names."

@@ -916,11 +916,11 @@ def _load_checked(model, path:Path, device):
 # %% ../nbs/03_drafter.ipynb #107766bf
 @classmethod
 def _from_pretrained(cls, path, device='cpu', dtype=None) -> DFlashDrafter:
-    "Load a drafter saved in the z-lab HF format (ours or a public checkpoint)."
+    "Load a drafter saved in the z-lab HF format (ours or a public checkpoint); a subclass names its config class in `config_cls`."
     path = Path(path)
     for f in ('config.json', 'model.safetensors'):
         if not (path / f).exists(): raise FileNotFoundError(f"{path / f}: missing (expected a z-lab format drafter folder)")
-    cfg = DFlashConfig.from_hf_dict(json.loads((path / 'config.json').read_text()))
+    cfg = getattr(cls, 'config_cls', DFlashConfig).from_hf_dict(json.loads((path / 'config.json').read_text()))   # DFlash2Drafter's: 03d
     with torch.device(device): model = cls(cfg)
     saved_dtype = _load_checked(model, path, device)
     return model.to(dtype or saved_dtype).eval()
