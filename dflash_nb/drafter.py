@@ -344,7 +344,7 @@ def create_dflash_block_mask(anchors, keep, seq_len:int, block_size:int, sliding
     device = anchors.device if device is None else torch.device(device)
     anchors, keep = anchors.to(device), keep.to(device=device, dtype=torch.bool)
     bsz, n = anchors.shape
-    s = torch.tensor(seq_len, device=device, dtype=anchors.dtype)
+    s = torch.full((), seq_len, device=device, dtype=anchors.dtype)   # a fill on the device: no host-to-device copy, no wait
     mm = dflash_mask_mod(anchors, keep, s, block_size, sliding_window, causal)
     return _mask_builder(device)(mm, bsz, None, n * block_size, seq_len + n * block_size, device=device)
 

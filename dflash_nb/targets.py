@@ -325,10 +325,10 @@ def _capture(self, input_ids, # LongTensor[B, S] (any device)
     if input_ids.dim() != 2: raise TargetError(f"input_ids must be [batch, seq], got shape {tuple(input_ids.shape)}")
     if attention_mask is not None and attention_mask.shape != input_ids.shape:
         raise TargetError(f"attention_mask shape {tuple(attention_mask.shape)} != input_ids shape {tuple(input_ids.shape)}")
-    mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device)
+    mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device, non_blocking=True)
     out = self._out = self._output(*input_ids.shape, reuse)
     try:
-        with torch.no_grad(), _capture_attention(self.device): o = self._decoder(input_ids=input_ids.to(self.device), attention_mask=mask, use_cache=False)
+        with torch.no_grad(), _capture_attention(self.device): o = self._decoder(input_ids=input_ids.to(self.device, non_blocking=True), attention_mask=mask, use_cache=False)
     except _StopForward: pass
     else:
         if self._final is None: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
