@@ -37,7 +37,8 @@ case ${1:-} in
 start)
   n=$(( $(echo $ARMS | wc -w) * $(echo $SEEDS | wc -w) ))
   [ -n "${DRY:-}" ] || [ $n -le ${MAXRUNS:-4} ] || { echo "$n runs side by side: more than MAXRUNS=${MAXRUNS:-4} fit the GPU's memory; screen fewer arms or seeds at once"; exit 2; }
-  mkdir -p $P; rm -f $P/DONE
+  if [ -f $P/pipeline.log ] && [ ! -f $P/DONE ]; then echo "a screen is still running in $P (poll it first)"; exit 2; fi
+  rm -rf $P; mkdir -p $P   # this screen's runs and log only: an earlier screen's went out with its poll (seen 2026-12-03)
   rm -rf $R; mkdir -p $R; tar cf - --exclude=./.whl --exclude=./.demo --exclude=./runs . | tar xf - -C $R
   cd $R && ARMS="$ARMS" SEEDS="$SEEDS" setsid nohup bash tools/h200/dflash2_screen.sh run > $P/screen.out 2>&1 < /dev/null &
   echo "started: $P/pipeline.log"; exit 0 ;;
