@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 import torch
 import torch.nn.functional as F
+from torch.profiler import record_function
 
 # %% auto #0
 __all__ = ['MIN_BLOCK_QUERIES', 'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels',
@@ -191,12 +192,13 @@ def dflash_forward_loss(drafter, embed_weight, head_weight, input_ids, loss_mask
     m = getattr(drafter, 'module', drafter)                               # DDP-wrapped or not
     bs = m.block_size
     if targets is None: targets = prepare_targets(input_ids, loss_mask, anchors, keep, bs, m.mask_token_id, gamma, loss, dpace_alpha)
-    noise = F.embedding(targets['block_ids'], embed_weight)
-    hidden = drafter(target_hidden=target_hidden, noise_embedding=noise, anchors=anchors, keep=keep,
-                     backend=backend, masks=masks)
+    with record_function('step/drafter'):                          # the phases a profile names (06e)
+        noise = F.embedding(targets['block_ids'], embed_weight)
+        hidden = drafter(target_hidden=target_hidden, noise_embedding=noise, anchors=anchors, keep=keep, backend=backend, masks=masks)
     dp = targets.get('dpace')
-    loss_sum, correct, count = chunked_lm_loss(hidden, head_weight, targets['labels'], targets['weights'], bs, chunk_blocks,
-                                               dpace_alpha=dp[1] if dp else None)
+    with record_function('step/head_ce'):
+        loss_sum, correct, count = chunked_lm_loss(hidden, head_weight, targets['labels'], targets['weights'], bs, chunk_blocks,
+                                                   dpace_alpha=dp[1] if dp else None)
     return dict(loss_sum=loss_sum, weight_sum=targets['weight_sum'], correct=correct, count=count)
 
 # %% ../nbs/03a_loss.ipynb #44730b8c

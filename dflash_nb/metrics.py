@@ -203,9 +203,12 @@ class StepProfiler:
 # %% ../nbs/06e_metrics.ipynb #a1f0c011
 def _report(self:StepProfiler, wall:float) -> str:
     ka = self.prof.key_averages(); h = profile_headline(ka, wall, self.count)
+    h['phases_ms'] = {e.key: getattr(e, 'device_time_total', 0) / 1e3 / self.count for e in ka   # kernel time of each named phase
+                      if e.key.startswith('step/') and e.device_type == torch.autograd.DeviceType.CPU}
     lines = [f"profiled drafter steps {self.start}-{self.start + self.count - 1}: {h['wall_ms']:.1f} ms/step, GPU kernels "
              f"{h['gpu_ms']:.1f} ms/step; per step {h['launches']:.0f} kernel launches, {h['scalar_reads']:.0f} scalar reads, {h['syncs']:.0f} device syncs "
-             f"({h['stream_syncs']:.0f} of a whole stream, {h['event_waits']:.0f} event waits)"]
+             f"({h['stream_syncs']:.0f} of a whole stream, {h['event_waits']:.0f} event waits)",
+             "GPU kernel ms per step by phase: " + (', '.join(f"{k[5:]} {v:.1f}" for k, v in sorted(h['phases_ms'].items(), key=lambda kv: -kv[1])) or 'none named')]
     for key in ('self_device_time_total', 'self_cpu_time_total', 'cpu_time_total'):
         try: lines.append(f"top ops by {key}:\n" + ka.table(sort_by=key, row_limit=30, max_name_column_width=70))
         except Exception as e: lines.append(f"top ops by {key}: not available ({e})")

@@ -8,6 +8,7 @@ import dataclasses, time
 from collections import deque
 import torch
 import torch.distributed as dist
+from torch.profiler import record_function
 from .layout import drafter_batches
 
 # %% auto #0
@@ -55,10 +56,11 @@ def to_device(tr, b:dict) -> dict:
     "Batch `b` copied to the drafter's device (from pinned memory: the host does not wait), its targets and attention masks made there."
     from dflash_nb.loss import prepare_targets
     c, d = tr.cfg, tr.dcfg
-    b.update({k: b[k].to(tr.device, non_blocking=True) for k in _ON_DEVICE})
-    b['targets'] = prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], d.block_size, d.mask_token_id, tr.gamma,
-                                   c.loss, c.dpace_alpha)
-    b['masks'] = tr.drafter.attention_masks(b['anchors'], b['keep'], b['input_ids'].shape[1], c.attention)
+    with record_function('step/prepare'):                       # the step's phases are named in a profile (06e)
+        b.update({k: b[k].to(tr.device, non_blocking=True) for k in _ON_DEVICE})
+        b['targets'] = prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], d.block_size, d.mask_token_id, tr.gamma,
+                                       c.loss, c.dpace_alpha)
+        b['masks'] = tr.drafter.attention_masks(b['anchors'], b['keep'], b['input_ids'].shape[1], c.attention)
     return b
 
 # %% ../nbs/06d_step.ipynb #6608f484
@@ -98,7 +100,7 @@ def accumulate(tr, idxs, mbs, den) -> torch.Tensor:
         with contextlib.nullcontext() if (D == 1 or j == len(idxs) - 1) else tr.model.no_sync():
             out = loss_fn(tr.model, tr.embed, tr.head, b['input_ids'], b['loss_mask'], hidden, b['anchors'], b['keep'],
                           gamma=tr.gamma, backend=c.attention, chunk_blocks=c.chunk_blocks, targets=b['targets'], masks=b['masks'])
-            (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()
+            with record_function('step/backward'): (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()
         part = torch.cat([out['loss_sum'].detach().double().view(1), out['weight_sum'].double().view(1),
                           out['correct'].double(), out['count'].double(), *([torch.stack([out[k].double() for k in _SEL_SUMS])] if two else [])])
         acc = part if acc is None else acc + part
@@ -135,8 +137,9 @@ def drafter_step_async(tr, step:int, epoch:int, k:int) -> PendingStep:
     lr = tr.step_lr(step)
     acc = accumulate(tr, idxs, mbs, den)
     prefetch(tr, step + 1)                                  # while the device still runs this step's backward
-    gnorm = tr.opt.clip_and_step(tr.cfg.clip_grad, sync=False)
-    tr.opt.zero_grad()
+    with record_function('step/optimizer'):
+        gnorm = tr.opt.clip_and_step(tr.cfg.clip_grad, sync=False)
+        tr.opt.zero_grad()
     waited = (tr.transport.wait_s - wait0) if tr.transport else (tr.capture_s - cap0)
     tokens, blocks = sum(b['tokens'] for b in mbs), sum(b['blocks'] for b in mbs)
     if tr.layout_D > 1: acc = _reduced(tr, acc, tokens, blocks, waited)

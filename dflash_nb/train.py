@@ -546,11 +546,12 @@ def _capture_side(self:Trainer, b:dict, move:bool=False):
     "Capture micro-batch `b` on the rank's side stream: `(hidden, event it is ready at)`; on a CPU `(hidden, None)`. `move`: the ids copied there from pinned host memory first (`06d_step`: no wait)."
     t0 = time.perf_counter()
     ids, am = b.get('host_ids', b['input_ids']), b.get('host_mask', b['attention_mask'])
-    if self.device.type != 'cuda': h, ev = self.target.capture(ids, am), None
-    else:
-        if getattr(self, 'side_stream', None) is None: self.side_stream = torch.cuda.Stream(self.device)
-        with torch.cuda.stream(self.side_stream):
-            h = self.target.capture(ids.to(self.device, non_blocking=True) if move else ids, am); ev = torch.cuda.Event(); ev.record()
+    with torch.profiler.record_function('step/capture'):              # a phase in the profile (06e)
+        if self.device.type != 'cuda': h, ev = self.target.capture(ids, am), None
+        else:
+            if getattr(self, 'side_stream', None) is None: self.side_stream = torch.cuda.Stream(self.device)
+            with torch.cuda.stream(self.side_stream):
+                h = self.target.capture(ids.to(self.device, non_blocking=True) if move else ids, am); ev = torch.cuda.Event(); ev.record()
     _count_capture(self, b, t0)
     return h, ev
 Trainer.capture_side = _capture_side

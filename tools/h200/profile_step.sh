@@ -1,0 +1,28 @@
+# Profile the demo step in a few variants, one after the other, alone on the GPU (issue 34): each variant is a short
+# run of README's first command (STEPS steps on the first RECORDS conversations, no tau) with --profile-steps PROF, the
+# compile cache shared. Brings back $OUT/prof.tar.gz: per variant its log, metrics.jsonl and profile/ (summary.txt:
+# kernel time by phase and the top kernels; headline.json; syncs.txt; the first variant's trace.json.gz for Perfetto).
+#   source tools/h200/setup.sh > /tmp/setup.log 2>&1
+#   VARIANTS="default:|sdpa:--attention sdpa|c512:--chunk-blocks 512" bash tools/h200/profile_step.sh
+# A variant is NAME:FLAGS (FLAGS after the recipe's, so they win); variants are separated by '|'.
+# DRY=1 DRY_TARGET=FOLDER: the same on a CPU with a tiny target (a check of this script, not a measurement).
+set -u
+O=${OUT:-/tmp/prof_out}; W=${WORK:-$HOME/prof}; rm -rf "$W"; mkdir -p "$W/compile_cache" "$O"
+STEPS=${STEPS:-60}; PROF=${PROF:-40:8}; EXTRA=""
+[ -n "${DRY:-}" ] && { STEPS=8; PROF=4:2; EXTRA="--target $DRY_TARGET --target-devices cpu --drafter-devices cpu --max-tokens 1024 --num-anchors 16"; }
+IFS='|' read -ra VS <<< "${VARIANTS:-default:}"
+first=1
+for v in "${VS[@]}"; do
+  name=${v%%:*}; flags=${v#*:}; d=$W/$name; mkdir -p "$d"; ln -s "$W/compile_cache" "$d/compile_cache"
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  timeout "${HARD:-300}" python3 -m dflash_nb.train --run-dir "$d" --max-steps "$STEPS" --time-limit-min 0 --heldout '' \
+    --save-every 100000 --profile-steps "$PROF" --max-records "${RECORDS:-8000}" $EXTRA $flags > "$W/$name.log" 2>&1
+  rc=$?; echo "== $name (${flags:-defaults}): rc=$rc in $(( $(date +%s) - t0 )) s"
+  mkdir -p "$W/out/$name"; cp "$W/$name.log" "$d/metrics.jsonl" "$W/out/$name/" 2>/dev/null
+  cp "$d"/profile/summary.txt "$d"/profile/headline.json "$d"/profile/syncs.txt "$W/out/$name/" 2>/dev/null
+  [ $first = 1 ] && [ -f "$d/profile/trace.json" ] && gzip -c "$d/profile/trace.json" > "$W/out/$name/trace.json.gz"; first=0
+  head -2 "$d/profile/summary.txt" 2>/dev/null || tail -5 "$W/$name.log"
+  grep -a '^done' "$W/$name.log" | tail -1
+done
+tar czf "$O/prof.tar.gz" -C "$W/out" . && ls -l "$O/prof.tar.gz"
