@@ -13,11 +13,12 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'DFLASH_PY', 'VLLM_DRAFT_ATTENTION_BACKEND', 'DFlashConfig',
-           'split_rope', 'target_rope', 'dflash_mask_mod', 'dense_dflash_mask', 'create_dflash_block_mask',
-           'flex_dflash_attention', 'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope',
-           'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'crop_cache',
-           'yarn_scale_if_mscale_dropped', 'serving_warnings', 'card_path', 'launch_argv', 'shell_line', 'model_card']
+__all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'FLEX_TILE_SM90_D64', 'DFLASH_PY', 'VLLM_DRAFT_ATTENTION_BACKEND',
+           'DFlashConfig', 'split_rope', 'target_rope', 'dflash_mask_mod', 'dense_dflash_mask',
+           'create_dflash_block_mask', 'flex_dflash_attention', 'flex_kernel_options', 'sdpa_dflash_attention',
+           'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer',
+           'DFlashDrafter', 'crop_cache', 'yarn_scale_if_mscale_dropped', 'serving_warnings', 'card_path',
+           'launch_argv', 'shell_line', 'model_card']
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
 from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
@@ -350,15 +351,26 @@ def create_dflash_block_mask(anchors, keep, seq_len:int, block_size:int, sliding
 
 # %% ../nbs/03_drafter.ipynb #90abf001
 @compiled_only
-def _flex_body(q, k, v, block_mask, scale, enable_gqa):
-    return flex_attention(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=enable_gqa)
+def _flex_body(q, k, v, block_mask, scale, enable_gqa, kernel_options=None):
+    return flex_attention(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=enable_gqa, kernel_options=kernel_options)
 
 # %% ../nbs/03_drafter.ipynb #5d240944
-def flex_dflash_attention(q, k, v, block_mask:BlockMask, scale:float|None=None, enable_gqa:bool=True):
-    "Compiled flex attention; q [B, Hq, Q, D], k/v [B, Hkv, KV, D] -> [B, Hq, Q, D]."
+def flex_dflash_attention(q, k, v, block_mask:BlockMask, scale:float|None=None, enable_gqa:bool=True, kernel_options:dict|None=None):
+    "Compiled flex attention; q [B, Hq, Q, D], k/v [B, Hkv, KV, D] -> [B, Hq, Q, D]; `kernel_options`: its tile (`flex_kernel_options`)."
     key = _dev_key(q.device)
     if key not in _FLEX: _FLEX[key] = _compile(_flex_body, q.device, dynamic=_dynamic_ok(q.device))
-    return _FLEX[key](q, k, v, block_mask, scale, enable_gqa)
+    return _FLEX[key](q, k, v, block_mask, scale, enable_gqa, kernel_options)
+
+# %% ../nbs/03_drafter.ipynb #f1e0b002
+FLEX_TILE_SM90_D64 = dict(BLOCK_M=128, BLOCK_N=64, num_warps=8, num_stages=3)
+
+def flex_kernel_options(head_dim:int, device, choice:str='auto', capability:tuple|None=None) -> dict|None:
+    "flex's forward tile for `head_dim` on `device`: None = torch's default; `choice` 'auto', 'torch' or 'BLOCK_M,BLOCK_N,warps,stages'."
+    if choice == 'torch' or torch.device(device).type != 'cuda': return None
+    if choice != 'auto': return dict(zip(('BLOCK_M', 'BLOCK_N', 'num_warps', 'num_stages'), map(int, choice.split(','))))
+    cap = capability or torch.cuda.get_device_capability(torch.device(device))
+    return dict(FLEX_TILE_SM90_D64) if cap[0] == 9 and head_dim <= 64 else None
+
 
 # %% ../nbs/03_drafter.ipynb #425af1a7
 def sdpa_dflash_attention(q, k, v, mask, scale:float|None=None, enable_gqa:bool=True):
@@ -443,11 +455,11 @@ def _index_mask(q_len:int, kv_len:int, causal:bool, window:int|None, device):
     return m
 
 # %% ../nbs/03_drafter.ipynb #4152ab86
-def _attend(q, k, v, mask, backend:str, scale:float, causal:bool=False, window:int|None=None):
+def _attend(q, k, v, mask, backend:str, scale:float, causal:bool=False, window:int|None=None, kernel_options:dict|None=None):
     if backend == 'flex':
         if torch.compiler.is_dynamo_compiling():   # already inside a compiled region (compiled layer)
-            return flex_attention(q, k, v, block_mask=mask, scale=scale, enable_gqa=True)
-        return flex_dflash_attention(q, k, v, mask, scale)
+            return flex_attention(q, k, v, block_mask=mask, scale=scale, enable_gqa=True, kernel_options=kernel_options)
+        return flex_dflash_attention(q, k, v, mask, scale, kernel_options=kernel_options)
     if backend != 'sdpa': raise ValueError(f"attention backend {backend!r}: use 'flex' or 'sdpa'")
     if mask is None:
         if not causal and window is None:
@@ -472,6 +484,7 @@ class DFlashAttention(nn.Module):
         sliding = self.layer_type == 'sliding_attention'
         self.sliding_window = cfg.sliding_window if sliding else None
         self.is_causal = sliding if cfg.is_causal is None else bool(cfg.is_causal)
+        self.flex_options = None                      # flex's forward tile (`flex_kernel_options`), set by `compile_layers`
 
 # %% ../nbs/03_drafter.ipynb #aa3f7075
 def _attn_forward(self, h, ctx, cos, sin, mask=None, backend:str='sdpa', cache=None):
@@ -483,7 +496,7 @@ def _attn_forward(self, h, ctx, cos, sin, mask=None, backend:str='sdpa', cache=N
     k = self.k_norm(k).transpose(1, 2)
     q, k = apply_rope(q, cos[:, -Q:], sin[:, -Q:]), apply_rope(k, cos, sin)
     if cache is not None: k, v = cache.update(k, v, self.layer_idx)
-    o = _attend(q, k, v, mask, backend, self.scaling, self.is_causal, self.sliding_window)
+    o = _attend(q, k, v, mask, backend, self.scaling, self.is_causal, self.sliding_window, self.flex_options)
     return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
 
 DFlashAttention.forward = _attn_forward
@@ -592,10 +605,11 @@ def _compute_logits(self, hidden, output_head):
 DFlashDrafter.compute_logits = _compute_logits
 
 # %% ../nbs/03_drafter.ipynb #979a5d6c
-def _compile_layers(self, dynamic:bool|None=None):
-    "Compile each decoder layer (fullgraph, per-call recompile limit) for training; inference stays eager."
+def _compile_layers(self, dynamic:bool|None=None, flex_tile:str='auto'):
+    "Compile each decoder layer (fullgraph, per-call recompile limit) for training, flex's tile as `flex_tile` says (`flex_kernel_options`); inference stays eager."
     dev = self.fc.weight.device
     dynamic = _dynamic_ok(dev) if dynamic is None else dynamic
+    for l in self.layers: l.self_attn.flex_options = flex_kernel_options(self.config.head_dim, dev, flex_tile)
     self._compiled_layers = [_compile(l, dev, dynamic) for l in self.layers]
     return self
 

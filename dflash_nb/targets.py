@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_targets.ipynb #68baeaf7
 from __future__ import annotations
-import contextlib, copy, functools, hashlib, importlib.util, io, json, math, os, shutil, statistics, subprocess, sys, tempfile, time
+import contextlib, copy, functools, hashlib, importlib.util, io, json, math, os, shutil, statistics, subprocess, sys, tempfile, time, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -316,6 +316,16 @@ def _target_output(self, B, S, reuse):
 
 Target._output = _target_output
 
+# %% ../nbs/02_targets.ipynb #a34d0001
+@contextlib.contextmanager
+def _compiled_forwards(layers, fns=None):
+    "Inside the context `layers[i]` runs `fns[i]` as its forward (an instance attribute); after it, its own again. `fns` None: nothing changes."
+    for l, f in zip(layers, fns or []): l.forward = f
+    try: yield
+    finally:
+        for l, _ in zip(layers, fns or []): l.__dict__.pop('forward', None)
+
+
 # %% ../nbs/02_targets.ipynb #60831c28
 def _capture(self, input_ids, # LongTensor[B, S] (any device)
              attention_mask=None, # [B, S] 1 = token, 0 = pad; right padding costs nothing
@@ -328,7 +338,7 @@ def _capture(self, input_ids, # LongTensor[B, S] (any device)
     mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device, non_blocking=True)
     out = self._out = self._output(*input_ids.shape, reuse)
     try:
-        with torch.no_grad(), _capture_attention(self.device): o = self._decoder(input_ids=input_ids.to(self.device, non_blocking=True), attention_mask=mask, use_cache=False)
+        with torch.no_grad(), _capture_attention(self.device), self._forwards(): o = self._decoder(input_ids=input_ids.to(self.device, non_blocking=True), attention_mask=mask, use_cache=False)
     except _StopForward: pass
     else:
         if self._final is None: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
@@ -337,6 +347,7 @@ def _capture(self, input_ids, # LongTensor[B, S] (any device)
     return out
 
 Target.capture = _capture
+Target._forwards = lambda self: _compiled_forwards(self._decoder.layers, getattr(self, '_compiled', None))   # `compile_capture`
 
 # %% ../nbs/02_targets.ipynb #1f3342b8
 def _capture_naive(self, input_ids, attention_mask=None) -> torch.Tensor:
@@ -355,6 +366,33 @@ def _remove_hooks(self):
     self._hooks = []
 
 Target.remove_hooks = _remove_hooks
+
+# %% ../nbs/02_targets.ipynb #a34d0003
+def _compile_capture(self, dynamic:bool=True, cpu:bool=False, **kw):
+    "Capture runs the decoder layers up to the deepest tap compiled (`kw`: more `torch.compile` arguments); on a CPU only with `cpu=True`."
+    from dflash_nb.compile import inductor_options
+    if self.device.type != 'cuda' and not cpu: return self
+    if kw.get('backend', 'inductor') == 'inductor': kw.setdefault('options', inductor_options(self.device))
+    self._compiled = [torch.compile(l.forward, dynamic=dynamic, **kw) for l in self._decoder.layers[:max(self.layer_ids) + 1]]
+    return self
+
+Target.compile_capture = _compile_capture
+
+
+# %% ../nbs/02_targets.ipynb #a34d0004
+def _capture_or_eager(self, input_ids, attention_mask=None, reuse:bool=False) -> torch.Tensor:
+    "`capture` (its docs); compiled layers that fail make it warn, drop them and capture eager."
+    if getattr(self, '_compiled', None) is None: return _capture(self, input_ids, attention_mask, reuse)
+    try: return _capture(self, input_ids, attention_mask, reuse)
+    except (TargetError, torch.OutOfMemoryError): raise
+    except Exception as e:
+        warnings.warn(f"target capture: the compiled decoder layers failed ({type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e).strip() else ''}); "
+                      "capture runs them eager from now on")
+        self._compiled = None
+        return _capture(self, input_ids, attention_mask, reuse)
+
+Target.capture = _capture_or_eager
+
 
 # %% ../nbs/02_targets.ipynb #5182dfa1
 def _is_capture_hook(h) -> bool:

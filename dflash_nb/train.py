@@ -362,7 +362,7 @@ def _build_drafter(self:Trainer):
              f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
              f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
     if c.attention == 'flex' and c.compile:
-        with self.stop.during('compiling'): self.drafter.compile_layers()
+        with self.stop.during('compiling'): self.drafter.compile_layers(flex_tile=c.flex_tile)
     self.model = self.drafter
     if self.layout_D > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP
@@ -379,7 +379,9 @@ def _load_target(self:Trainer):
     with contextlib.redirect_stdout(io.StringIO()):
         self.target = load_targets(self.target_path, [list(self.role.devices) if len(self.role.devices) > 1 else self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids,
                                    attn_implementation=self.cfg.target_attn)[0]
-    _say(f"Target {self.role.target_idx} on {'+'.join(self.role.devices)}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB")
+    if self.cfg.target_compile: self.target.compile_capture()          # a GPU only; compiled at the first capture (02_targets)
+    compiled = ', capture compiled' if getattr(self.target, '_compiled', None) else ''
+    _say(f"Target {self.role.target_idx} on {'+'.join(self.role.devices)}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB{compiled}")
 
 # %% ../nbs/06_train.ipynb #098e7dbe
 def _setup_models(self:Trainer):

@@ -1,0 +1,161 @@
+"""Where the demo step's kernel time goes, part by part, in variants side by side (issue 34); no demo model or data needed.
+
+  python3 tools/h200/probe_step.py [--parts flex,target,ce] [--out DIR]
+
+flex:   the demo drafter (SmolLM2-135M's shapes, 5 layers, compiled as training compiles them) forward + backward on two
+        demo batch shapes, per variant: the flex attention kernels' time per step (profiler) and the whole fwd+bwd (events);
+        variants: inductor prologue fusion on/off, static shapes, explicit flex kernel block sizes.
+target: capture of a random SmolLM2-135M-shaped Llama (taps 1,8,14,20,27) on the same batches, eager against decoder
+        layers compiled (`torch.compile(layer.forward, dynamic=True)`), outputs compared.
+ce:     the LM head + cross-entropy of one batch's rows, chunk sizes.
+On a CPU it runs tiny shapes (a check of the script, not a measurement).
+"""
+import argparse, functools, json, statistics, sys, time
+from pathlib import Path
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+import dflash_nb.drafter as dm
+from dflash_nb.drafter import DFlashConfig, DFlashDrafter
+from dflash_nb.loss import sample_anchors, pad_anchor_slots, prepare_targets, chunked_lm_loss
+
+GPU = torch.cuda.is_available()
+DEV = 'cuda' if GPU else 'cpu'
+SHAPES = [(51, 319), (138, 118)] if GPU else [(3, 40)]
+
+
+def timed(fn, steps=10, warmup=3):
+    "Median ms of `fn` over `steps` calls after `warmup`, CUDA events (wall clock on a CPU)."
+    for _ in range(warmup): fn()
+    ts = []
+    for _ in range(steps):
+        if GPU:
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record(); fn(); b.record(); b.synchronize(); ts.append(a.elapsed_time(b))
+        else:
+            t0 = time.perf_counter(); fn(); ts.append(1e3 * (time.perf_counter() - t0))
+    return statistics.median(ts)
+
+
+def kernel_ms(fn, match):
+    "Kernel ms of one `fn` call, summed over kernels whose name contains any of `match` and in all."
+    if not GPU: return {}
+    from torch.profiler import profile, ProfilerActivity
+    with profile(activities=[ProfilerActivity.CUDA]) as p: fn(); torch.cuda.synchronize()
+    out = {m: 0.0 for m in match}; out['all'] = 0.0
+    for e in p.events():
+        if e.device_type != torch.autograd.DeviceType.CUDA: continue
+        t = getattr(e, 'device_time', 0) / 1e3 if hasattr(e, 'device_time') else e.cuda_time / 1e3
+        out['all'] += t
+        for m in match:
+            if m in e.name: out[m] += t
+    return {k: round(v, 3) for k, v in out.items()}
+
+
+def demo_cfg():
+    if GPU: return DFlashConfig(hidden_size=576, intermediate_size=1536, num_hidden_layers=5, num_attention_heads=9, num_key_value_heads=3,
+                                head_dim=64, vocab_size=49152, num_target_layers=30, target_layer_ids=[1, 8, 14, 20, 27], mask_token_id=3,
+                                rope_theta=100000.0)
+    return DFlashConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                        head_dim=16, vocab_size=256, num_target_layers=4, target_layer_ids=[1, 2], mask_token_id=3)
+
+
+def batch(cfg, B, S, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(4, cfg.vocab_size, (B, S), generator=g)
+    lm = torch.ones(B, S, dtype=torch.long); lm[:, :S // 3] = 0
+    anchors, keep = pad_anchor_slots(*sample_anchors(lm, 32, g), cfg.block_size)
+    th = torch.randn(B, S, cfg.num_taps * cfg.hidden_size, generator=g).to(torch.bfloat16)
+    t = prepare_targets(ids, lm, anchors, keep, cfg.block_size, cfg.mask_token_id)
+    return {k: (v.to(DEV) if torch.is_tensor(v) else v) for k, v in dict(ids=ids, lm=lm, th=th, **t).items()}
+
+
+FLEX_VARIANTS = {
+    'default': {},
+    'no_prologue': dict(options={'prologue_fusion': False}),
+    'static': dict(dynamic=False),
+    'k64x64': dict(kernel_options={'BLOCK_M': 64, 'BLOCK_N': 64, 'num_warps': 4, 'num_stages': 3}),
+    'no_prologue_k64x64': dict(options={'prologue_fusion': False}, kernel_options={'BLOCK_M': 64, 'BLOCK_N': 64, 'num_warps': 4, 'num_stages': 3}),
+    'no_prologue_k128x64w8': dict(options={'prologue_fusion': False}, kernel_options={'BLOCK_M': 128, 'BLOCK_N': 64, 'num_warps': 8, 'num_stages': 3}),
+}
+
+
+def probe_flex(variants):
+    cfg, res = demo_cfg(), {}
+    orig_opts, orig_flex = dm.inductor_options, dm.flex_attention
+    for name in variants:
+        v = FLEX_VARIANTS[name]
+        torch._dynamo.reset()
+        dm.inductor_options = (lambda d, o=v.get('options', {}): {**orig_opts(d), **o})
+        ko = v.get('kernel_options')
+        dm.flex_attention = functools.partial(orig_flex, kernel_options=ko) if ko else orig_flex
+        torch.manual_seed(0)
+        d = DFlashDrafter(cfg).to(DEV, torch.bfloat16).train().compile_layers(v.get('dynamic'))
+        emb = torch.randn(cfg.vocab_size, cfg.hidden_size, device=DEV, dtype=torch.bfloat16)
+        head = (torch.randn(cfg.vocab_size, cfg.hidden_size, device=DEV, dtype=torch.bfloat16) * cfg.hidden_size ** -0.5)
+        rows = {}
+        for B, S in SHAPES:
+            b = batch(cfg, B, S)
+            masks = d.attention_masks(b['anchors'], b['keep'], S, 'flex' if GPU else 'sdpa')
+            def step():
+                h = d(target_hidden=b['th'], noise_embedding=torch.nn.functional.embedding(b['block_ids'], emb), anchors=b['anchors'],
+                      keep=b['keep'], backend='flex' if GPU else 'sdpa', masks=masks)
+                loss, _, _ = chunked_lm_loss(h, head, b['labels'], b['weights'], cfg.block_size, 128)
+                loss.backward(); d.zero_grad(set_to_none=True)
+                return loss
+            t0 = time.time(); step(); first = time.time() - t0
+            rows[f'{B}x{S}'] = dict(first_s=round(first, 1), ms=round(timed(step), 3),
+                                    kernels=kernel_ms(step, ['flex_attention_backward', 'flex_attention', 'triton_red_fused']),
+                                    loss=float(step()))
+        res[name] = rows
+        print(f"flex {name}: {json.dumps(rows)}", flush=True)
+    dm.inductor_options, dm.flex_attention = orig_opts, orig_flex
+    return res
+
+
+def probe_target(modes=('eager', 'compiled')):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    from dflash_nb.targets import Target
+    if GPU: c = LlamaConfig(hidden_size=576, intermediate_size=1536, num_hidden_layers=30, num_attention_heads=9, num_key_value_heads=3,
+                            vocab_size=49152, rope_theta=100000.0, tie_word_embeddings=True, max_position_embeddings=8192)
+    else: c = LlamaConfig(hidden_size=64, intermediate_size=128, num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, vocab_size=256)
+    c._attn_implementation = 'sdpa'
+    torch.manual_seed(0)
+    m = LlamaForCausalLM(c).to(DEV, torch.bfloat16)
+    t = Target(m, layer_ids=[1, 8, 14, 20, 27] if GPU else [1, 2])
+    res, ref = {}, {}
+    for mode in modes:
+        if mode == 'compiled':
+            torch._dynamo.reset()
+            for layer in t._decoder.layers: layer.forward = torch.compile(layer.forward, dynamic=True)
+        rows = {}
+        for B, S in SHAPES:
+            g = torch.Generator().manual_seed(1)
+            ids = torch.randint(4, c.vocab_size, (B, S), generator=g).to(DEV)
+            am = torch.ones(B, S, dtype=torch.long, device=DEV)
+            t0 = time.time(); out = t.capture(ids, am); first = time.time() - t0
+            if mode == 'eager': ref[(B, S)] = out.clone()
+            err = float((out.float() - ref[(B, S)].float()).abs().max()) if (B, S) in ref else None
+            rows[f'{B}x{S}'] = dict(first_s=round(first, 1), ms=round(timed(lambda: t.capture(ids, am)), 3), max_abs_diff=err,
+                                    kernels=kernel_ms(lambda: t.capture(ids, am), ['flash', 'nvjet', 'triton']))
+        res[mode] = rows
+        print(f"target {mode}: {json.dumps(rows)}", flush=True)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--parts', default='flex,target')
+    ap.add_argument('--flex', default=','.join(FLEX_VARIANTS))
+    ap.add_argument('--out', default='')
+    a = ap.parse_args()
+    print('torch', torch.__version__, torch.cuda.get_device_name(0) if GPU else 'cpu', flush=True)
+    res = {}
+    for part in a.parts.split(','):
+        try: res[part] = probe_flex(a.flex.split(',')) if part == 'flex' else probe_target()
+        except Exception as e:
+            import traceback; traceback.print_exc(); res[part] = f'failed: {e!r}'
+    if a.out: Path(a.out).mkdir(parents=True, exist_ok=True); (Path(a.out) / 'probe.json').write_text(json.dumps(res, indent=1))
+
+
+if __name__ == '__main__': main()
