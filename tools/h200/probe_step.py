@@ -70,46 +70,49 @@ def batch(cfg, B, S, seed=0):
     return {k: (v.to(DEV) if torch.is_tensor(v) else v) for k, v in dict(ids=ids, lm=lm, th=th, **t).items()}
 
 
-FLEX_VARIANTS = {
-    'default': {},
-    'no_prologue': dict(options={'prologue_fusion': False}),
-    'static': dict(dynamic=False),
-    'k64x64': dict(kernel_options={'BLOCK_M': 64, 'BLOCK_N': 64, 'num_warps': 4, 'num_stages': 3}),
-    'no_prologue_k64x64': dict(options={'prologue_fusion': False}, kernel_options={'BLOCK_M': 64, 'BLOCK_N': 64, 'num_warps': 4, 'num_stages': 3}),
-    'no_prologue_k128x64w8': dict(options={'prologue_fusion': False}, kernel_options={'BLOCK_M': 128, 'BLOCK_N': 64, 'num_warps': 8, 'num_stages': 3}),
+FLEX_VARIANTS = {       # flex_tile as --flex-tile; extra: more kernel options over the tile (prefix fwd_/bwd_: one pass only)
+    'torch': dict(flex_tile='torch'),
+    'auto': dict(flex_tile='auto'),
+    'auto_tma': dict(flex_tile='auto', extra={'USE_TMA': True}),
+    'auto_bwd_w4': dict(flex_tile='auto', extra={'bwd_num_warps': 4, 'bwd_BLOCK_M1': 64, 'bwd_BLOCK_N1': 64, 'bwd_BLOCK_M2': 64, 'bwd_BLOCK_N2': 64}),
+    'auto_bwd_32x128': dict(flex_tile='auto', extra={'bwd_BLOCK_M1': 32, 'bwd_BLOCK_N1': 128, 'bwd_BLOCK_M2': 128, 'bwd_BLOCK_N2': 32, 'bwd_num_warps': 4}),
+    'auto_static': dict(flex_tile='auto', dynamic=False),
+    'no_prologue': dict(flex_tile='torch', options={'prologue_fusion': False}),
 }
 
 
 def probe_flex(variants):
     cfg, res = demo_cfg(), {}
-    orig_opts, orig_flex = dm.inductor_options, dm.flex_attention
+    orig_opts = dm.inductor_options
     for name in variants:
         v = FLEX_VARIANTS[name]
         torch._dynamo.reset()
         dm.inductor_options = (lambda d, o=v.get('options', {}): {**orig_opts(d), **o})
-        ko = v.get('kernel_options')
-        dm.flex_attention = functools.partial(orig_flex, kernel_options=ko) if ko else orig_flex
         torch.manual_seed(0)
-        d = DFlashDrafter(cfg).to(DEV, torch.bfloat16).train().compile_layers(v.get('dynamic'))
+        d = DFlashDrafter(cfg).to(DEV, torch.bfloat16).train().compile_layers(v.get('dynamic'), flex_tile=v.get('flex_tile', 'auto'))
+        if GPU and v.get('extra'):
+            for l in d.layers: l.self_attn.flex_options = {**(l.self_attn.flex_options or {}), **v['extra']}
         emb = torch.randn(cfg.vocab_size, cfg.hidden_size, device=DEV, dtype=torch.bfloat16)
         head = (torch.randn(cfg.vocab_size, cfg.hidden_size, device=DEV, dtype=torch.bfloat16) * cfg.hidden_size ** -0.5)
         rows = {}
-        for B, S in SHAPES:
-            b = batch(cfg, B, S)
-            masks = d.attention_masks(b['anchors'], b['keep'], S, 'flex' if GPU else 'sdpa')
-            def step():
-                h = d(target_hidden=b['th'], noise_embedding=torch.nn.functional.embedding(b['block_ids'], emb), anchors=b['anchors'],
-                      keep=b['keep'], backend='flex' if GPU else 'sdpa', masks=masks)
-                loss, _, _ = chunked_lm_loss(h, head, b['labels'], b['weights'], cfg.block_size, 128)
-                loss.backward(); d.zero_grad(set_to_none=True)
-                return loss
-            t0 = time.time(); step(); first = time.time() - t0
-            rows[f'{B}x{S}'] = dict(first_s=round(first, 1), ms=round(timed(step), 3),
-                                    kernels=kernel_ms(step, ['flex_attention_backward', 'flex_attention', 'triton_red_fused']),
-                                    loss=float(step()))
+        try:
+            for B, S in SHAPES:
+                b = batch(cfg, B, S)
+                masks = d.attention_masks(b['anchors'], b['keep'], S, 'flex' if GPU else 'sdpa')
+                def step():
+                    h = d(target_hidden=b['th'], noise_embedding=torch.nn.functional.embedding(b['block_ids'], emb), anchors=b['anchors'],
+                          keep=b['keep'], backend='flex' if GPU else 'sdpa', masks=masks)
+                    loss, _, _ = chunked_lm_loss(h, head, b['labels'], b['weights'], cfg.block_size, 128)
+                    loss.backward(); d.zero_grad(set_to_none=True)
+                    return loss.detach()
+                t0 = time.time(); step(); first = time.time() - t0
+                rows[f'{B}x{S}'] = dict(first_s=round(first, 1), ms=round(timed(step), 3),
+                                        kernels=kernel_ms(step, ['flex_attention_backward', 'flex_attention', 'triton_red_fused']),
+                                        loss=float(step()))
+        except Exception as e: rows['failed'] = f'{type(e).__name__}: {str(e)[:300]}'
         res[name] = rows
         print(f"flex {name}: {json.dumps(rows)}", flush=True)
-    dm.inductor_options, dm.flex_attention = orig_opts, orig_flex
+    dm.inductor_options = orig_opts
     return res
 
 
@@ -143,6 +146,37 @@ def probe_target(modes=('eager', 'compiled')):
     return res
 
 
+def _ce_max_index(logits, lab, w, need_grad:bool, dpace=None):
+    "The fused chunk with the max and the argmax from one reduction (`max(-1)`), the log-sum-exp from it."
+    x = logits.float()
+    mx, pred = x.max(-1)
+    lse = mx + (x - mx[:, None]).exp().sum(-1).log()
+    ce = lse - x.gather(1, lab[:, None])[:, 0]
+    loss = (ce * w).sum()
+    hot = torch.arange(x.shape[1], device=x.device)[None] == lab[:, None]
+    return loss, pred, (((x - lse[:, None]).exp() - hot.to(x.dtype)) * w[:, None]).to(logits.dtype), w
+
+
+def probe_ce():
+    from dflash_nb.loss import _ce_chunk_fused
+    from dflash_nb.compile import compiled_only
+    rows, V = (1920, 49152) if GPU else (64, 256)
+    g = torch.Generator(device=DEV).manual_seed(0)
+    logits = (4 * torch.randn(rows, V, device=DEV, generator=g)).to(torch.bfloat16)
+    lab = torch.randint(0, V, (rows,), device=DEV, generator=g); w = torch.rand(rows, device=DEV, generator=g)
+    res, ref = {}, None
+    for name, f in (('current', _ce_chunk_fused), ('max_index', _ce_max_index)):
+        torch._dynamo.reset()
+        c = dm._compile(compiled_only(f), DEV)
+        out = c(logits, lab, w, True)
+        if ref is None: ref = out
+        res[name] = dict(ms=round(timed(lambda: c(logits, lab, w, True)), 4), kernels=kernel_ms(lambda: c(logits, lab, w, True), ['triton']),
+                         pred_equal=bool((out[1] == ref[1]).all()), loss_rel=float((out[0] - ref[0]).abs() / ref[0].abs()),
+                         grad_max_diff=float((out[2].float() - ref[2].float()).abs().max()))
+        print(f"ce {name}: {json.dumps(res[name])}", flush=True)
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--parts', default='flex,target')
@@ -152,7 +186,7 @@ def main():
     print('torch', torch.__version__, torch.cuda.get_device_name(0) if GPU else 'cpu', flush=True)
     res = {}
     for part in a.parts.split(','):
-        try: res[part] = probe_flex(a.flex.split(',')) if part == 'flex' else probe_target()
+        try: res[part] = probe_flex(a.flex.split(',')) if part == 'flex' else probe_target() if part == 'target' else probe_ce()
         except Exception as e:
             import traceback; traceback.print_exc(); res[part] = f'failed: {e!r}'
     if a.out: Path(a.out).mkdir(parents=True, exist_ok=True); (Path(a.out) / 'probe.json').write_text(json.dumps(res, indent=1))
