@@ -147,10 +147,12 @@ def write_rank_stats(self, step:int):
 
 # %% ../nbs/06e_metrics.ipynb #a1f0c005
 _LAUNCHES = ('cudaLaunchKernel', 'cuLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernelEx')
+_ANNOTATIONS = ('step/', 'Optimizer.', 'ProfilerStep')   # record_function ranges: the step's phases (06d), torch.optim's
 
 def profile_headline(ka, wall:float, steps:int) -> dict:
     "Per step: wall ms, GPU kernel ms, kernel launches, scalar reads and device syncs, from a profiler's `key_averages()` over `steps` steps."
-    gpu_us = sum(getattr(e, 'self_device_time_total', 0) for e in ka if e.device_type == torch.autograd.DeviceType.CUDA)
+    gpu_us = sum(getattr(e, 'self_device_time_total', 0) for e in ka if e.device_type == torch.autograd.DeviceType.CUDA
+                 and not e.key.startswith(_ANNOTATIONS))           # a named range's span on the GPU is no kernel of its own
     count = lambda keep: sum(e.count for e in ka if keep(e.key)) / steps
     return dict(steps=steps, wall_ms=wall * 1e3 / steps, gpu_ms=gpu_us / 1e3 / steps, launches=count(lambda k: k in _LAUNCHES),
                 scalar_reads=count(lambda k: k == 'aten::_local_scalar_dense'),     # .item(), bool(t), ...: each waits for the device
@@ -161,7 +163,8 @@ def profile_headline(ka, wall:float, steps:int) -> dict:
 # %% ../nbs/06e_metrics.ipynb #a1f0c021
 def _site(stack) -> str:
     "The last three frames of `stack` outside torch's own internals (torch.optim counts) and the warnings module, as `file:line function`."
-    keep = [f for f in stack if not (('/torch/' in f.filename and '/torch/optim/' not in f.filename) or f.filename.endswith('warnings.py'))]
+    tdir, odir = str(Path(torch.__file__).parent) + os.sep, str(Path(torch.__file__).parent / 'optim') + os.sep   # torch's package itself (a site-packages path may hold '/torch/')
+    keep = [f for f in stack if not ((f.filename.startswith(tdir) and not f.filename.startswith(odir)) or f.filename.endswith('warnings.py'))]
     return ' < '.join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(keep[-3:]))
 
 # %% ../nbs/06e_metrics.ipynb #a1f0c022
@@ -205,6 +208,7 @@ def _report(self:StepProfiler, wall:float) -> str:
     ka = self.prof.key_averages(); h = profile_headline(ka, wall, self.count)
     h['phases_ms'] = {e.key: getattr(e, 'device_time_total', 0) / 1e3 / self.count for e in ka   # kernel time of each named phase
                       if e.key.startswith('step/') and e.device_type == torch.autograd.DeviceType.CPU}
+    if h['phases_ms']: h['phases_ms']['step/rest'] = max(0.0, h['gpu_ms'] - sum(h['phases_ms'].values()))   # the backward (autograd's thread), the unnamed
     lines = [f"profiled drafter steps {self.start}-{self.start + self.count - 1}: {h['wall_ms']:.1f} ms/step, GPU kernels "
              f"{h['gpu_ms']:.1f} ms/step; per step {h['launches']:.0f} kernel launches, {h['scalar_reads']:.0f} scalar reads, {h['syncs']:.0f} device syncs "
              f"({h['stream_syncs']:.0f} of a whole stream, {h['event_waits']:.0f} event waits)",
