@@ -175,9 +175,9 @@ class SyncSites:
         if 'synchroniz' in str(message): self.sites[_site(traceback.extract_stack()[:-1])] += 1
         else: self._prev(message, category, filename, lineno, file, line)
     def __enter__(self):
+        if self.cuda: torch.cuda.set_sync_debug_mode('warn')       # before the hook: switching it on is not a site (the H200 counted one)
         self._cw = warnings.catch_warnings(); self._cw.__enter__(); warnings.simplefilter('always')   # every call, not once per line
         self._prev, warnings.showwarning = warnings.showwarning, self._show
-        if self.cuda: torch.cuda.set_sync_debug_mode('warn')
         return self
     def __exit__(self, *exc):
         if self.cuda: torch.cuda.set_sync_debug_mode('default')

@@ -326,6 +326,20 @@ def _compiled_forwards(layers, fns=None):
         for l, _ in zip(layers, fns or []): l.__dict__.pop('forward', None)
 
 
+# %% ../nbs/02_targets.ipynb #a34d0009
+def _not_packed(position_ids): return None
+
+@contextlib.contextmanager
+def _one_sequence_per_row():
+    "Inside: transformers' causal masks take each row for one sequence. Their packed-sequence check reads the device (`.all()`: a wait per capture, seen on the H200); capture's rows are never packed."
+    mu = sys.modules.get('transformers.masking_utils')
+    f = getattr(mu, 'find_packed_sequence_indices', None)
+    if f is None: yield; return                       # a transformers without the check: nothing to skip
+    mu.find_packed_sequence_indices = _not_packed
+    try: yield
+    finally: mu.find_packed_sequence_indices = f
+
+
 # %% ../nbs/02_targets.ipynb #60831c28
 def _capture(self, input_ids, # LongTensor[B, S] (any device)
              attention_mask=None, # [B, S] 1 = token, 0 = pad; right padding costs nothing
@@ -338,7 +352,7 @@ def _capture(self, input_ids, # LongTensor[B, S] (any device)
     mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device, non_blocking=True)
     out = self._out = self._output(*input_ids.shape, reuse)
     try:
-        with torch.no_grad(), _capture_attention(self.device), self._forwards(): o = self._decoder(input_ids=input_ids.to(self.device, non_blocking=True), attention_mask=mask, use_cache=False)
+        with torch.no_grad(), _capture_attention(self.device), self._forwards(), _one_sequence_per_row(): o = self._decoder(input_ids=input_ids.to(self.device, non_blocking=True), attention_mask=mask, use_cache=False)
     except _StopForward: pass
     else:
         if self._final is None: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
