@@ -7,10 +7,12 @@ flex:   the demo drafter (SmolLM2-135M's shapes, 5 layers, compiled as training 
         variants: inductor prologue fusion on/off, static shapes, explicit flex kernel block sizes.
 target: capture of a random SmolLM2-135M-shaped Llama (taps 1,8,14,20,27) on the same batches, eager against decoder
         layers compiled (`torch.compile(layer.forward, dynamic=True)`), outputs compared.
-ce:     the LM head + cross-entropy of one batch's rows, chunk sizes.
+ce:     one cross-entropy chunk of the demo (1,920 rows x 49,152): the inductor-fused chunk, its max and argmax from one
+        reduction, and two Triton kernels (`ce_triton.py`: one pass for log-sum-exp, argmax and CE, one writing the gradient
+        over the logits), results compared.
 On a CPU it runs tiny shapes (a check of the script, not a measurement).
 """
-import argparse, functools, json, statistics, sys, time
+import argparse, functools, json, os, statistics, sys, time
 from pathlib import Path
 import torch
 
@@ -76,7 +78,13 @@ FLEX_VARIANTS = {       # flex_tile as --flex-tile; extra: more kernel options o
     'auto_tma': dict(flex_tile='auto', extra={'USE_TMA': True}),
     'auto_bwd_w4': dict(flex_tile='auto', extra={'bwd_num_warps': 4, 'bwd_BLOCK_M1': 64, 'bwd_BLOCK_N1': 64, 'bwd_BLOCK_M2': 64, 'bwd_BLOCK_N2': 64}),
     'auto_bwd_32x128': dict(flex_tile='auto', extra={'bwd_BLOCK_M1': 32, 'bwd_BLOCK_N1': 128, 'bwd_BLOCK_M2': 128, 'bwd_BLOCK_N2': 32, 'bwd_num_warps': 4}),
+    'auto_bwd_s2': dict(flex_tile='auto', extra={'bwd_num_stages': 2}),
+    'auto_bwd_32x64': dict(flex_tile='auto', extra={'bwd_BLOCK_M1': 32, 'bwd_BLOCK_N1': 64, 'bwd_BLOCK_M2': 64, 'bwd_BLOCK_N2': 32,
+                                                    'bwd_num_warps': 4, 'bwd_num_stages': 3}),
     'auto_static': dict(flex_tile='auto', dynamic=False),
+    # static sequence lengths, the batch dynamic: compiled first static (dynamic=None), then a batch of another size
+    # makes only that dimension dynamic; what padding each batch's length to a few sizes would give
+    'auto_dyn_batch': dict(flex_tile='auto', dynamic=None, prime=1),
     'no_prologue': dict(flex_tile='torch', options={'prologue_fusion': False}),
 }
 
@@ -90,6 +98,8 @@ def probe_flex(variants):
         dm.inductor_options = (lambda d, o=v.get('options', {}): {**orig_opts(d), **o})
         torch.manual_seed(0)
         d = DFlashDrafter(cfg).to(DEV, torch.bfloat16).train().compile_layers(v.get('dynamic'), flex_tile=v.get('flex_tile', 'auto'))
+        if 'dynamic' in v and v['dynamic'] is None:   # torch's automatic dynamic (compile_layers reads None as its default)
+            d._compiled_layers = [dm._compile(l, DEV, None) for l in d.layers]
         if GPU and v.get('extra'):
             for l in d.layers: l.self_attn.flex_options = {**(l.self_attn.flex_options or {}), **v['extra']}
         emb = torch.randn(cfg.vocab_size, cfg.hidden_size, device=DEV, dtype=torch.bfloat16)
@@ -97,6 +107,12 @@ def probe_flex(variants):
         rows = {}
         try:
             for B, S in SHAPES:
+                if v.get('prime'):                   # the same length, another batch size, first: the batch dimension goes dynamic
+                    p = batch(cfg, B + v['prime'], S, seed=1)
+                    d(target_hidden=p['th'], noise_embedding=torch.nn.functional.embedding(p['block_ids'], emb), anchors=p['anchors'],
+                      keep=p['keep'], backend='flex' if GPU else 'sdpa',
+                      masks=d.attention_masks(p['anchors'], p['keep'], S, 'flex' if GPU else 'sdpa')).sum().backward()
+                    d.zero_grad(set_to_none=True)
                 b = batch(cfg, B, S)
                 masks = d.attention_masks(b['anchors'], b['keep'], S, 'flex' if GPU else 'sdpa')
                 def step():
@@ -165,10 +181,18 @@ def probe_ce():
     logits = (4 * torch.randn(rows, V, device=DEV, generator=g)).to(torch.bfloat16)
     lab = torch.randint(0, V, (rows,), device=DEV, generator=g); w = torch.rand(rows, device=DEV, generator=g)
     res, ref = {}, None
-    for name, f in (('current', _ce_chunk_fused), ('max_index', _ce_max_index)):
+    variants = [('current', _ce_chunk_fused), ('max_index', _ce_max_index)]
+    if GPU or os.environ.get('TRITON_INTERPRET') == '1':
+        sys.path.insert(0, str(Path(__file__).parent)); from ce_triton import ce_chunk_triton
+        variants.append(('triton', ce_chunk_triton))
+    for name, f in variants:
         torch._dynamo.reset()
-        c = dm._compile(compiled_only(f), DEV)
-        out = c(logits, lab, w, True)
+        if name == 'triton':                       # in place over the logits: checked on a copy, timed on a scratch copy
+            scratch = logits.clone(); c = lambda x, l, ww, g: ce_chunk_triton(scratch if x is logits else x, l, ww, g)
+            out = ce_chunk_triton(logits.clone(), lab, w, True)
+        else:
+            c = dm._compile(compiled_only(f), DEV)
+            out = c(logits, lab, w, True)
         if ref is None: ref = out
         res[name] = dict(ms=round(timed(lambda: c(logits, lab, w, True)), 4), kernels=kernel_ms(lambda: c(logits, lab, w, True), ['triton']),
                          pred_equal=bool((out[1] == ref[1]).all()), loss_rel=float((out[0] - ref[0]).abs() / ref[0].abs()),
