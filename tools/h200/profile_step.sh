@@ -1,7 +1,7 @@
 # Profile the demo step in a few variants, one after the other, alone on the GPU (issue 34): each variant is a short
 # run of README's first command (STEPS steps on the first RECORDS conversations, no tau) with --profile-steps PROF, the
 # compile cache shared. Brings back $OUT/prof.tar.gz: per variant its log, metrics.jsonl and profile/ (summary.txt:
-# kernel time by phase and the top kernels; headline.json; syncs.txt; the first variant's trace.json.gz for Perfetto).
+# kernel time by phase and the top kernels; headline.json; syncs.txt; trace.json.gz for Perfetto, about 2.5 MB each).
 #   source tools/h200/setup.sh > /tmp/setup.log 2>&1
 #   VARIANTS="default:|sdpa:--attention sdpa|c512:--chunk-blocks 512" bash tools/h200/profile_step.sh
 # A variant is NAME:FLAGS (FLAGS after the recipe's, so they win); variants are separated by '|'.
@@ -11,7 +11,6 @@ O=${OUT:-/tmp/prof_out}; W=${WORK:-$HOME/prof}; rm -rf "$W"; mkdir -p "$W/compil
 STEPS=${STEPS:-60}; PROF=${PROF:-40:8}; EXTRA=""
 [ -n "${DRY:-}" ] && { STEPS=8; PROF=4:2; EXTRA="--target $DRY_TARGET --target-devices cpu --drafter-devices cpu --max-tokens 1024 --num-anchors 16"; }
 IFS='|' read -ra VS <<< "${VARIANTS:-default:}"
-first=1
 for v in "${VS[@]}"; do
   name=${v%%:*}; flags=${v#*:}; d=$W/$name; mkdir -p "$d"; ln -s "$W/compile_cache" "$d/compile_cache"
   t0=$(date +%s)
@@ -21,7 +20,7 @@ for v in "${VS[@]}"; do
   rc=$?; echo "== $name (${flags:-defaults}): rc=$rc in $(( $(date +%s) - t0 )) s"
   mkdir -p "$W/out/$name"; cp "$W/$name.log" "$d/metrics.jsonl" "$W/out/$name/" 2>/dev/null
   cp "$d"/profile/summary.txt "$d"/profile/headline.json "$d"/profile/syncs.txt "$W/out/$name/" 2>/dev/null
-  [ $first = 1 ] && [ -f "$d/profile/trace.json" ] && gzip -c "$d/profile/trace.json" > "$W/out/$name/trace.json.gz"; first=0
+  [ -f "$d/profile/trace.json" ] && gzip -c "$d/profile/trace.json" > "$W/out/$name/trace.json.gz"
   head -2 "$d/profile/summary.txt" 2>/dev/null || tail -5 "$W/$name.log"
   grep -a '^done' "$W/$name.log" | tail -1
 done
