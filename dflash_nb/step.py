@@ -100,7 +100,7 @@ def accumulate(tr, idxs, mbs, den) -> torch.Tensor:
         with contextlib.nullcontext() if (D == 1 or j == len(idxs) - 1) else tr.model.no_sync():
             out = loss_fn(tr.model, tr.embed, tr.head, b['input_ids'], b['loss_mask'], hidden, b['anchors'], b['keep'],
                           gamma=tr.gamma, backend=c.attention, chunk_blocks=c.chunk_blocks, targets=b['targets'], masks=b['masks'])
-            with record_function('step/backward'): (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()
+            (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()     # the profile's 'rest': autograd launches it from its own thread
         part = torch.cat([out['loss_sum'].detach().double().view(1), out['weight_sum'].double().view(1),
                           out['correct'].double(), out['count'].double(), *([torch.stack([out[k].double() for k in _SEL_SUMS])] if two else [])])
         acc = part if acc is None else acc + part

@@ -400,7 +400,7 @@ def _capture_or_eager(self, input_ids, attention_mask=None, reuse:bool=False) ->
     try: return _capture(self, input_ids, attention_mask, reuse)
     except (TargetError, torch.OutOfMemoryError): raise
     except Exception as e:
-        warnings.warn(f"target capture: the compiled decoder layers failed ({type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e).strip() else ''}); "
+        warnings.warn(f"target capture: the compiled decoder layers failed ({type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}); "
                       "capture runs them eager from now on")
         self._compiled = None
         return _capture(self, input_ids, attention_mask, reuse)
