@@ -320,17 +320,18 @@ def _dev_key(device):
 def _compile(fn, device, dynamic=True):
     "torch.compile, fullgraph, with a per-call recompile limit where torch has it (2.12+), else the dynamo setting."
     kw = dict(fullgraph=True, dynamic=dynamic, options=dict(inductor_options(device)))
-    if dynamic and torch.device(device).type == 'cuda':   # torch 2.11: this analysis asserts on symbolic sizes
+    if dynamic is not False and torch.device(device).type == 'cuda':   # torch 2.11: asserts on symbolic sizes (None: after a recompile)
         kw['options']['triton.coalesce_tiling_analysis'] = False
     if 'recompile_limit' in inspect.signature(torch.compile).parameters: kw['recompile_limit'] = RECOMPILE_LIMIT
     else: torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, RECOMPILE_LIMIT)
     return torch.compile(fn, **kw)
 
 # %% ../nbs/03_drafter.ipynb #ebe826b1
-def _dynamic_ok(device) -> bool:
-    "Dynamic-shape flex kernels: yes on GPU; not on CPU, where inductor's C++ flex template fails to compile"
-    "sliding-window masks with symbolic sizes (torch 2.13). CPU flex only serves tests: static shapes suffice."
-    return torch.device(device).type != 'cpu'
+def _default_dynamic(device, shapes:str='auto') -> bool|None:
+    "`dynamic=` of training's compiles on `device`: `shapes` 'auto' = None on a GPU (torch's automatic dynamic), 'dynamic' = True there; CPU: False."
+    if shapes not in ('auto', 'dynamic'): raise ValueError(f"shapes={shapes!r}: use 'auto' or 'dynamic'")
+    if torch.device(device).type == 'cpu': return False
+    return None if shapes == 'auto' else True
 
 # %% ../nbs/03_drafter.ipynb #67a3358f
 def _mask_builder(device):
@@ -358,7 +359,7 @@ def _flex_body(q, k, v, block_mask, scale, enable_gqa, kernel_options=None):
 def flex_dflash_attention(q, k, v, block_mask:BlockMask, scale:float|None=None, enable_gqa:bool=True, kernel_options:dict|None=None):
     "Compiled flex attention; q [B, Hq, Q, D], k/v [B, Hkv, KV, D] -> [B, Hq, Q, D]; `kernel_options`: its tile (`flex_kernel_options`)."
     key = _dev_key(q.device)
-    if key not in _FLEX: _FLEX[key] = _compile(_flex_body, q.device, dynamic=_dynamic_ok(q.device))
+    if key not in _FLEX: _FLEX[key] = _compile(_flex_body, q.device, dynamic=_default_dynamic(q.device))
     return _FLEX[key](q, k, v, block_mask, scale, enable_gqa, kernel_options)
 
 # %% ../nbs/03_drafter.ipynb #f1e0b002
@@ -605,10 +606,10 @@ def _compute_logits(self, hidden, output_head):
 DFlashDrafter.compute_logits = _compute_logits
 
 # %% ../nbs/03_drafter.ipynb #979a5d6c
-def _compile_layers(self, dynamic:bool|None=None, flex_tile:str='auto'):
-    "Compile each decoder layer (fullgraph, per-call recompile limit) for training, flex's tile as `flex_tile` says (`flex_kernel_options`); inference stays eager."
+def _compile_layers(self, shapes:str='auto', flex_tile:str='auto', dynamic:bool|None|str='default'):
+    "Compile each decoder layer (fullgraph, per-call recompile limit) for training: sizes as `shapes` says (`_default_dynamic`; `dynamic` overrides), flex's tile as `flex_tile` says (`flex_kernel_options`); inference stays eager."
     dev = self.fc.weight.device
-    dynamic = _dynamic_ok(dev) if dynamic is None else dynamic
+    dynamic = _default_dynamic(dev, shapes) if isinstance(dynamic, str) else dynamic
     for l in self.layers: l.self_attn.flex_options = flex_kernel_options(self.config.head_dim, dev, flex_tile)
     self._compiled_layers = [_compile(l, dev, dynamic) for l in self.layers]
     return self

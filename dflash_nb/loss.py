@@ -10,10 +10,10 @@ import torch.nn.functional as F
 from torch.profiler import record_function
 
 # %% auto #0
-__all__ = ['MIN_BLOCK_QUERIES', 'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels',
-           'prepare_targets', 'dpace_weights', 'head_cross_entropy', 'chunked_lm_loss', 'dflash_forward_loss',
-           'expected_acceptance_length', 'slot_accuracy', 'no_lone_row', 'pad_anchor_slots', 'attention_pairs',
-           'train_step_flops', 'step_breakdown', 'profile_step', 'benchmark_drafter']
+__all__ = ['CE_KERNEL', 'MIN_BLOCK_QUERIES', 'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels',
+           'prepare_targets', 'dpace_weights', 'ce_kernel_mode', 'head_cross_entropy', 'chunked_lm_loss',
+           'dflash_forward_loss', 'expected_acceptance_length', 'slot_accuracy', 'no_lone_row', 'pad_anchor_slots',
+           'attention_pairs', 'train_step_flops', 'step_breakdown', 'profile_step', 'benchmark_drafter']
 
 # %% ../nbs/03a_loss.ipynb #d06fcdbe
 from .compile import compiled_only
@@ -122,15 +122,82 @@ def _ce_chunk_fused(logits, lab, w, need_grad:bool, dpace:tuple|None=None):
     hot = torch.arange(x.shape[1], device=x.device)[None] == lab[:, None]
     return loss, pred, (((x - lse[:, None]).exp() - hot.to(x.dtype)) * w[:, None]).to(logits.dtype), w
 
+# %% ../nbs/03a_loss.ipynb #dd0a0011
+try: import triton, triton.language as tl
+except ImportError: triton = tl = None
+
+# %% ../nbs/03a_loss.ipynb #dd0a0012
+if triton is not None:
+    @triton.jit
+    def _ce_stats_kernel(X, LAB, LSE, PRED, CE, V, stride, BLOCK: tl.constexpr):
+        "One row of logits: log-sum-exp, argmax (first of the largest) and CE at its label, in one pass."
+        row = tl.program_id(0)
+        xp = X + row.to(tl.int64) * stride
+        m = tl.full([BLOCK], float('-inf'), tl.float32)
+        s = tl.zeros([BLOCK], dtype=tl.float32)
+        idx = tl.zeros([BLOCK], dtype=tl.int32)
+        for off in range(0, V, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            x = tl.load(xp + cols, mask=cols < V, other=float('-inf')).to(tl.float32)
+            new_m = tl.maximum(m, x)
+            live = new_m > float('-inf')
+            s = tl.where(live, s * tl.exp(m - new_m) + tl.exp(x - new_m), 0.0)
+            idx = tl.where(x > m, cols, idx)
+            m = new_m
+        M = tl.max(m, 0)
+        S = tl.sum(tl.where(m > float('-inf'), s * tl.exp(m - M), 0.0), 0)
+        P = tl.min(tl.where(m == M, idx, V), 0)
+        lse = M + tl.log(S)
+        lab = tl.load(LAB + row)
+        xl = tl.load(xp + lab).to(tl.float32)
+        tl.store(LSE + row, lse); tl.store(PRED + row, P.to(tl.int64)); tl.store(CE + row, lse - xl)
+
+    @triton.jit
+    def _ce_grad_kernel(X, LAB, LSE, W, V, stride, BLOCK: tl.constexpr):
+        "w * (softmax - onehot) of one block of a row, written over the logits."
+        row, blk = tl.program_id(0), tl.program_id(1)
+        cols = blk * BLOCK + tl.arange(0, BLOCK)
+        xp = X + row.to(tl.int64) * stride + cols
+        x = tl.load(xp, mask=cols < V, other=0.0).to(tl.float32)
+        lse, w, lab = tl.load(LSE + row), tl.load(W + row), tl.load(LAB + row)
+        p = tl.exp(x - lse) - (cols == lab).to(tl.float32)
+        tl.store(xp, (p * w).to(X.dtype.element_ty), mask=cols < V)
+
+# %% ../nbs/03a_loss.ipynb #dd0a0013
+def _ce_chunk_triton(logits, lab, w, need_grad:bool, dpace:tuple|None=None, block:int=4096, gblock:int=2048):
+    "`_ce_chunk_inplace`'s results from the two Triton kernels; the gradient is written over `logits`."
+    r, V = logits.shape
+    if logits.stride(1) != 1: logits = logits.contiguous()
+    lse, ce, pred = (torch.empty(r, device=logits.device, dtype=dt) for dt in (torch.float32, torch.float32, torch.int64))
+    _ce_stats_kernel[(r,)](logits, lab, lse, pred, ce, V, logits.stride(0), BLOCK=min(block, triton.next_power_of_2(V)))
+    if dpace: w = dpace_weights(ce, w, *dpace)
+    w = w.float(); loss = (ce * w).sum()
+    if not need_grad: return loss, pred, None, w
+    g = min(gblock, triton.next_power_of_2(V))
+    _ce_grad_kernel[(r, triton.cdiv(V, g))](logits, lab, lse, w, V, logits.stride(0), BLOCK=g)
+    return loss, pred, logits, w
+
 # %% ../nbs/03a_loss.ipynb #8ce598a4
 _CE = {}
 
-def _ce_chunk(logits, lab, w, need_grad:bool, fused:bool, dpace:tuple|None=None):
-    "One chunk of `_HeadCE`: compiled and fused (`fused=True`), or eager and in place."
+def _ce_chunk(logits, lab, w, need_grad:bool, fused:bool|str, dpace:tuple|None=None):
+    "One chunk of `_HeadCE`: the Triton kernels (`fused='triton'`), compiled and fused (`fused=True`), or eager and in place."
+    if fused == 'triton': return _ce_chunk_triton(logits, lab, w, need_grad, dpace)
     if not fused: return _ce_chunk_inplace(logits, lab, w, need_grad, dpace)
     key = _dev_key(logits.device)
     if key not in _CE: _CE[key] = _compile(compiled_only(_ce_chunk_fused), logits.device)
     return _CE[key](logits, lab, w, need_grad, dpace)
+
+# %% ../nbs/03a_loss.ipynb #dd0a0017
+CE_KERNEL = 'auto'      # 'auto', 'triton', 'inductor' or 'eager' (--ce-kernel)
+
+def ce_kernel_mode(device, kind:str|None=None) -> bool|str:
+    "`_ce_chunk`'s `fused` for `kind` (default `CE_KERNEL`) on `device`: 'triton', True (inductor) or False (eager)."
+    kind = CE_KERNEL if kind is None else kind
+    if kind not in ('auto', 'triton', 'inductor', 'eager'): raise ValueError(f"ce kernel {kind!r}: use auto, triton, inductor or eager")
+    if kind == 'eager' or (kind == 'auto' and torch.device(device).type != 'cuda'): return False
+    if kind == 'inductor' or (kind == 'auto' and triton is None): return True
+    return 'triton'
 
 # %% ../nbs/03a_loss.ipynb #fe037de1
 class _HeadCE(torch.autograd.Function):
@@ -158,14 +225,14 @@ class _HeadCE(torch.autograd.Function):
         return grad * g_loss.to(grad.dtype), None, None, None, None, None, None, None, None
 
 # %% ../nbs/03a_loss.ipynb #f1eeaa37
-def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None, fused:bool|None=None, dpace:tuple|None=None,
+def head_cross_entropy(h, head_weight, labels, weights, chunk_rows:int|None=None, fused:bool|str|None=None, dpace:tuple|None=None,
                        topk:int=0, details:bool=False):
     "h [n, H], labels [n], weights [n] -> (weighted CE sum (fp32), predicted ids [n]); `dpace=(k, alpha)`: D-PACE over blocks of k rows; `details`: also the top-`topk` ids [n, topk] and the weights used [n]."
     if head_weight.requires_grad: raise ValueError("head_cross_entropy: the LM head is frozen (it gets no gradient); pass head_weight.detach()")
     rows = chunk_rows or h.shape[0]
     if dpace and (rows % dpace[0] or h.shape[0] % dpace[0]): raise ValueError(f"head_cross_entropy: D-PACE needs whole blocks of {dpace[0]} rows per chunk")
     need_grad = torch.is_grad_enabled() and h.requires_grad
-    fused = h.device.type == 'cuda' if fused is None else fused       # compiled and fused on a GPU by default
+    fused = ce_kernel_mode(h.device) if fused is None else fused
     loss, pred, cand, used = _HeadCE.apply(h, head_weight, labels, weights.float(), rows, need_grad, fused, dpace, topk)
     return (loss, pred, cand, used) if details else (loss, pred)
 

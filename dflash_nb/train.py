@@ -362,7 +362,8 @@ def _build_drafter(self:Trainer):
              f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
              f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
     if c.attention == 'flex' and c.compile:
-        with self.stop.during('compiling'): self.drafter.compile_layers(flex_tile=c.flex_tile)
+        with self.stop.during('compiling'): self.drafter.compile_layers(c.compile_shapes, flex_tile=c.flex_tile)
+    import dflash_nb.loss; dflash_nb.loss.CE_KERNEL = c.ce_kernel          # the LM head's cross-entropy chunks (03a_loss)
     self.model = self.drafter
     if self.layout_D > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP

@@ -1,6 +1,6 @@
 """Where the demo step's kernel time goes, part by part, in variants side by side (issue 34); no demo model or data needed.
 
-  python3 tools/h200/probe_step.py [--parts flex,target,ce] [--out DIR]
+  python3 tools/h200/probe_step.py [--parts flex,target,ce] [--out DIR]   (PROBE_CODE=DIR: keep each flex variant's kernels)
 
 flex:   the demo drafter (SmolLM2-135M's shapes, 5 layers, compiled as training compiles them) forward + backward on two
         demo batch shapes, per variant: the flex attention kernels' time per step (profiler) and the whole fwd+bwd (events);
@@ -85,6 +85,9 @@ FLEX_VARIANTS = {       # flex_tile as --flex-tile; extra: more kernel options o
     # static sequence lengths, the batch dynamic: compiled first static (dynamic=None), then a batch of another size
     # makes only that dimension dynamic; what padding each batch's length to a few sizes would give
     'auto_dyn_batch': dict(flex_tile='auto', dynamic=None, prime=1),
+    # the batch and the sequence length dynamic, the block queries (anchors x block) static: torch's automatic dynamic
+    # after a first batch of another size and length; what compiling with dynamic=None instead of True would give
+    'auto_dyn_bs': dict(flex_tile='auto', dynamic=None, prime=(1, 7)),
     'no_prologue': dict(flex_tile='torch', options={'prologue_fusion': False}),
 }
 
@@ -95,11 +98,11 @@ def probe_flex(variants):
     for name in variants:
         v = FLEX_VARIANTS[name]
         torch._dynamo.reset()
+        if os.environ.get('PROBE_CODE'):       # each variant's generated kernels in a folder of its own (inductor's cache)
+            os.environ['TORCHINDUCTOR_CACHE_DIR'] = str(Path(os.environ['PROBE_CODE']) / name)
         dm.inductor_options = (lambda d, o=v.get('options', {}): {**orig_opts(d), **o})
         torch.manual_seed(0)
-        d = DFlashDrafter(cfg).to(DEV, torch.bfloat16).train().compile_layers(v.get('dynamic'), flex_tile=v.get('flex_tile', 'auto'))
-        if 'dynamic' in v and v['dynamic'] is None:   # torch's automatic dynamic (compile_layers reads None as its default)
-            d._compiled_layers = [dm._compile(l, DEV, None) for l in d.layers]
+        d = DFlashDrafter(cfg).to(DEV, torch.bfloat16).train().compile_layers(dynamic=v.get('dynamic', True), flex_tile=v.get('flex_tile', 'auto'))
         if GPU and v.get('extra'):
             for l in d.layers: l.self_attn.flex_options = {**(l.self_attn.flex_options or {}), **v['extra']}
         emb = torch.randn(cfg.vocab_size, cfg.hidden_size, device=DEV, dtype=torch.bfloat16)
@@ -108,10 +111,11 @@ def probe_flex(variants):
         try:
             for B, S in SHAPES:
                 if v.get('prime'):                   # the same length, another batch size, first: the batch dimension goes dynamic
-                    p = batch(cfg, B + v['prime'], S, seed=1)
+                    dB, dS = v['prime'] if isinstance(v['prime'], tuple) else (v['prime'], 0)
+                    p = batch(cfg, B + dB, S + dS, seed=1)
                     d(target_hidden=p['th'], noise_embedding=torch.nn.functional.embedding(p['block_ids'], emb), anchors=p['anchors'],
                       keep=p['keep'], backend='flex' if GPU else 'sdpa',
-                      masks=d.attention_masks(p['anchors'], p['keep'], S, 'flex' if GPU else 'sdpa')).sum().backward()
+                      masks=d.attention_masks(p['anchors'], p['keep'], S + dS, 'flex' if GPU else 'sdpa')).sum().backward()
                     d.zero_grad(set_to_none=True)
                 b = batch(cfg, B, S)
                 masks = d.attention_masks(b['anchors'], b['keep'], S, 'flex' if GPU else 'sdpa')
