@@ -8,7 +8,7 @@ flex:   the demo drafter (SmolLM2-135M's shapes, 5 layers, compiled as training 
 target: capture of a random SmolLM2-135M-shaped Llama (taps 1,8,14,20,27) on the same batches, eager against decoder
         layers compiled (`torch.compile(layer.forward, dynamic=True)`), outputs compared.
 ce:     one cross-entropy chunk of the demo (1,920 rows x 49,152): the inductor-fused chunk, its max and argmax from one
-        reduction, and two Triton kernels (`ce_triton.py`: one pass for log-sum-exp, argmax and CE, one writing the gradient
+        reduction, and two Triton kernels (`_ce_chunk_triton` of 03a_loss, `--ce-kernel triton`: one pass for log-sum-exp, argmax and CE, one writing the gradient
         over the logits), results compared.
 On a CPU it runs tiny shapes (a check of the script, not a measurement).
 """
@@ -187,7 +187,7 @@ def probe_ce():
     res, ref = {}, None
     variants = [('current', _ce_chunk_fused), ('max_index', _ce_max_index)]
     if GPU or os.environ.get('TRITON_INTERPRET') == '1':
-        sys.path.insert(0, str(Path(__file__).parent)); from ce_triton import ce_chunk_triton
+        from dflash_nb.loss import _ce_chunk_triton as ce_chunk_triton
         variants.append(('triton', ce_chunk_triton))
     for name, f in variants:
         torch._dynamo.reset()

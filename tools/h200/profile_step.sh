@@ -4,7 +4,9 @@
 # kernel time by phase and the top kernels; headline.json; syncs.txt; trace.json.gz for Perfetto, about 2.5 MB each).
 #   source tools/h200/setup.sh > /tmp/setup.log 2>&1
 #   VARIANTS="default:|sdpa:--attention sdpa|c512:--chunk-blocks 512" bash tools/h200/profile_step.sh
-# A variant is NAME:FLAGS (FLAGS after the recipe's, so they win); variants are separated by '|'.
+# A variant is NAME:FLAGS (FLAGS after the recipe's, so they win); variants are separated by '|'. Each line of progress
+# goes to $OUT/progress.txt as it happens: print it, do not pipe this script through tail (a call killed at its limit
+# returns no output from a pipe that never ended). HARD bounds each variant (SIGKILL 20 s after the SIGTERM).
 # DRY=1 DRY_TARGET=FOLDER: the same on a CPU with a tiny target (a check of this script, not a measurement).
 set -u
 O=${OUT:-/tmp/prof_out}; W=${WORK:-$HOME/prof}; rm -rf "$W"; mkdir -p "$W/compile_cache" "$O"
@@ -15,13 +17,14 @@ for v in "${VS[@]}"; do
   name=${v%%:*}; flags=${v#*:}; d=$W/$name; mkdir -p "$d"; ln -s "$W/compile_cache" "$d/compile_cache"
   t0=$(date +%s)
   # shellcheck disable=SC2086
-  timeout "${HARD:-300}" python3 -m dflash_nb.train --run-dir "$d" --max-steps "$STEPS" --time-limit-min 0 --heldout '' \
+  timeout -k 20 "${HARD:-300}" python3 -m dflash_nb.train --run-dir "$d" --max-steps "$STEPS" --time-limit-min 0 --heldout '' \
     --save-every 100000 --profile-steps "$PROF" --max-records "${RECORDS:-8000}" $EXTRA $flags > "$W/$name.log" 2>&1
-  rc=$?; echo "== $name (${flags:-defaults}): rc=$rc in $(( $(date +%s) - t0 )) s"
+  rc=$?; echo "== $name (${flags:-defaults}): rc=$rc in $(( $(date +%s) - t0 )) s" | tee -a "$O/progress.txt"
   mkdir -p "$W/out/$name"; cp "$W/$name.log" "$d/metrics.jsonl" "$W/out/$name/" 2>/dev/null
   cp "$d"/profile/summary.txt "$d"/profile/headline.json "$d"/profile/syncs.txt "$W/out/$name/" 2>/dev/null
   [ -f "$d/profile/trace.json" ] && gzip -c "$d/profile/trace.json" > "$W/out/$name/trace.json.gz"
   head -2 "$d/profile/summary.txt" 2>/dev/null || tail -5 "$W/$name.log"
   grep -a '^done' "$W/$name.log" | tail -1
+  tar czf "$O/prof.tar.gz" -C "$W/out" .     # after every variant: a call cut short still brings back the variants done
 done
-tar czf "$O/prof.tar.gz" -C "$W/out" . && ls -l "$O/prof.tar.gz"
+ls -l "$O/prof.tar.gz"

@@ -8,6 +8,9 @@
 # what training, the seeds and the GPU test suite read. A round that answers prompts needs chitchat_train.jsonl.gz too:
 # WHEELS=gguf A_DATA="reference_lengths.npy chitchat_train.jsonl.gz" (call A then carries only the gguf wheel, enough
 # for the demo model, not for nbdev_test).
+# A round that runs the GPU test suite needs chitchat_prompts.jsonl and chitchat_train.jsonl.gz (00_data, 00a_regen,
+# 00c_answers, 06c_drills, 06f_faults read them): B_DATA="chitchat_train_greedy.jsonl.gz chitchat_prompts.jsonl
+# chitchat_train.jsonl.gz" (the demo then trains on one answer file). Check the size printed: 64 MiB at most.
 #   bash tools/h200/stage.sh restore      # every data file back as committed, .demo emptied
 # Each prints what the next call carries and the size of what would travel: call A carry [".whl", ".demo"], call B
 # carry [".demo"] (the wheels are installed by then).
