@@ -4,7 +4,7 @@
 
 # %% ../nbs/03a_loss.ipynb #e41d298f
 from __future__ import annotations
-import time
+import time, warnings
 import torch
 import torch.nn.functional as F
 from torch.profiler import record_function
@@ -178,11 +178,18 @@ def _ce_chunk_triton(logits, lab, w, need_grad:bool, dpace:tuple|None=None, bloc
     return loss, pred, logits, w
 
 # %% ../nbs/03a_loss.ipynb #8ce598a4
-_CE = {}
+_CE, _TRITON_CE_FAILED = {}, []
 
 def _ce_chunk(logits, lab, w, need_grad:bool, fused:bool|str, dpace:tuple|None=None):
-    "One chunk of `_HeadCE`: the Triton kernels (`fused='triton'`), compiled and fused (`fused=True`), or eager and in place."
-    if fused == 'triton': return _ce_chunk_triton(logits, lab, w, need_grad, dpace)
+    "One chunk of `_HeadCE`: the Triton kernels (`fused='triton'`; if they fail to build, a warning and inductor's chunk from then on), compiled and fused (`fused=True`), or eager and in place."
+    if fused == 'triton' and not _TRITON_CE_FAILED:
+        try: return _ce_chunk_triton(logits, lab, w, need_grad, dpace)    # a build error comes before any write to `logits`
+        except torch.OutOfMemoryError: raise
+        except Exception as e:
+            _TRITON_CE_FAILED.append(e)
+            warnings.warn(f"the Triton cross-entropy kernels failed ({type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}); "
+                          "the LM head's loss goes on through inductor's fused chunk (--ce-kernel inductor avoids this)")
+    if fused == 'triton': fused = True
     if not fused: return _ce_chunk_inplace(logits, lab, w, need_grad, dpace)
     key = _dev_key(logits.device)
     if key not in _CE: _CE[key] = _compile(compiled_only(_ce_chunk_fused), logits.device)
