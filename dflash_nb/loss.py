@@ -166,6 +166,7 @@ if triton is not None:
 # %% ../nbs/03a_loss.ipynb #dd0a0013
 def _ce_chunk_triton(logits, lab, w, need_grad:bool, dpace:tuple|None=None, block:int=4096, gblock:int=2048):
     "`_ce_chunk_inplace`'s results from the two Triton kernels; the gradient is written over `logits`."
+    if triton is None: raise RuntimeError("Triton is not installed")
     r, V = logits.shape
     if logits.stride(1) != 1: logits = logits.contiguous()
     lse, ce, pred = (torch.empty(r, device=logits.device, dtype=dt) for dt in (torch.float32, torch.float32, torch.int64))

@@ -20,6 +20,7 @@ from .run import (check_run_dir, set_aside, save_checkpoint, find_checkpoint, lo
                            weights_sha256, SaveError, _out_of_space, _link_refusal, _latest, _size, pause_point)
 from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, _check_given, _generation_config,
                                _layer_types, _resolve_data_path, _sliding_kw, _drafter_kw)
+from . import loss as loss_mod
 from .loss import no_lone_row, pad_anchor_slots
 from .metrics import MetricsLog, StepProfiler, _wandb_init, write_rank_stats
 
@@ -363,7 +364,7 @@ def _build_drafter(self:Trainer):
              f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
     if c.attention == 'flex' and c.compile:
         with self.stop.during('compiling'): self.drafter.compile_layers(c.compile_shapes, flex_tile=c.flex_tile)
-    import dflash_nb.loss; dflash_nb.loss.CE_KERNEL = c.ce_kernel          # the LM head's cross-entropy chunks (03a_loss)
+    loss_mod.CE_KERNEL = c.ce_kernel                                     # the LM head's cross-entropy chunks (03a_loss)
     self.model = self.drafter
     if self.layout_D > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP
