@@ -8,9 +8,11 @@
 # what training, the seeds and the GPU test suite read. A round that answers prompts needs chitchat_train.jsonl.gz too:
 # WHEELS=gguf A_DATA="reference_lengths.npy chitchat_train.jsonl.gz" (call A then carries only the gguf wheel, enough
 # for the demo model, not for nbdev_test).
-# A round that runs the GPU test suite needs chitchat_prompts.jsonl and chitchat_train.jsonl.gz (00_data, 00a_regen,
-# 00c_answers, 06c_drills, 06f_faults read them): B_DATA="chitchat_train_greedy.jsonl.gz chitchat_prompts.jsonl
-# chitchat_train.jsonl.gz" (the demo then trains on one answer file). Check the size printed: 64 MiB at most.
+# A round that runs the GPU test suite needs chitchat_prompts.jsonl, chitchat_train.jsonl.gz and
+# chitchat_train_ctx1.jsonl.gz too (00_data, 00a_regen, 00c_answers, 06c_drills, 06f_faults read them); they travel in a
+# third call, after B, on the warm machine:
+#   bash tools/h200/stage.sh C            # call C carries only the data files in C_DATA (default: those three, 8 MB)
+# Check the size printed: 64 MiB at most.
 #   bash tools/h200/stage.sh restore      # every data file back as committed, .demo emptied
 # Each prints what the next call carries and the size of what would travel: call A carry [".whl", ".demo"], call B
 # carry [".demo"] (the wheels are installed by then).
@@ -32,9 +34,13 @@ A) for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/
 B) for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/; fi; done
    for f in $B_DATA; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
    rm -f .demo/*; cp "$PARTS"/part-ab .demo/ ;;
+C) C_DATA=${C_DATA:-chitchat_prompts.jsonl chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz}
+   for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/; fi; done
+   for f in $C_DATA; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
+   rm -f .demo/* ;;
 restore) mv "$HOLD"/whl/* .whl/ 2>/dev/null || true; rmdir "$HOLD/whl" 2>/dev/null || true
          mv "$HOLD"/* data_samples/ 2>/dev/null || true; git checkout -- data_samples; rm -f .demo/* ;;
-*) echo "usage: bash tools/h200/stage.sh parts | A | B | restore"; exit 2 ;;
+*) echo "usage: bash tools/h200/stage.sh parts | A | B | C | restore"; exit 2 ;;
 esac
 case $1 in A) carry=".whl .demo" ;; B) carry=".demo" ;; *) carry="" ;; esac
 tracked=$(git ls-files -z | xargs -0 -I{} sh -c '[ -f "{}" ] && stat -c %s "{}"' | awk '{s+=$1} END {print s}')
