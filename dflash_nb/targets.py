@@ -344,13 +344,14 @@ def _one_sequence_per_row():
 def _capture(self, input_ids, # LongTensor[B, S] (any device)
              attention_mask=None, # [B, S] 1 = token, 0 = pad; right padding costs nothing
              reuse:bool=False, # write into the Target's own buffer (overwritten by the next reuse call)
+             out=None, # write into this [B, S, n_taps*H] tensor instead (the CUDA graphs' shared buffer)
             ) -> torch.Tensor:
     "Tensor[B, S, n_taps*H]: slice k is `output_hidden_states[layer_ids[k] + 1]`; layers after the deepest tap do not run."
     if input_ids.dim() != 2: raise TargetError(f"input_ids must be [batch, seq], got shape {tuple(input_ids.shape)}")
     if attention_mask is not None and attention_mask.shape != input_ids.shape:
         raise TargetError(f"attention_mask shape {tuple(attention_mask.shape)} != input_ids shape {tuple(input_ids.shape)}")
     mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device, non_blocking=True)
-    out = self._out = self._output(*input_ids.shape, reuse)
+    out = self._out = self._output(*input_ids.shape, reuse) if out is None else out
     try:
         with torch.no_grad(), _capture_attention(self.device), self._forwards(), _one_sequence_per_row(): o = self._decoder(input_ids=input_ids.to(self.device, non_blocking=True), attention_mask=mask, use_cache=False)
     except _StopForward: pass
@@ -395,7 +396,10 @@ Target.compile_capture = _compile_capture
 
 # %% ../nbs/02_targets.ipynb #a34d0004
 def _capture_or_eager(self, input_ids, attention_mask=None, reuse:bool=False) -> torch.Tensor:
-    "`capture` (its docs); compiled layers that fail make it warn, drop them and capture eager."
+    "`capture` (its docs); compiled layers that fail make it warn, drop them and capture eager; a CUDA graph that fails the same (`graph_capture`)."
+    if getattr(self, '_graphs', None) is not None and (attention_mask is None or _right_padded(attention_mask)):
+        h = _capture_graphed_or_none(self, input_ids)
+        if h is not None: return h
     if getattr(self, '_compiled', None) is None: return _capture(self, input_ids, attention_mask, reuse)
     try: return _capture(self, input_ids, attention_mask, reuse)
     except (TargetError, torch.OutOfMemoryError): raise
@@ -407,6 +411,62 @@ def _capture_or_eager(self, input_ids, attention_mask=None, reuse:bool=False) ->
 
 Target.capture = _capture_or_eager
 
+
+# %% ../nbs/02_targets.ipynb #a34g0002
+def _graph_capture(self, multiple:int=64, max_graphs:int=512, cpu:bool=False):
+    "Replay a recorded CUDA graph per batch shape (lengths padded up to `multiple`, at most `max_graphs` shapes); a target on one GPU only; on a CPU only with `cpu=True` (the padding and buffers without graphs: for tests)."
+    if (self.device.type != 'cuda' and not cpu) or len({p.device for p in self.model.parameters()}) > 1: return self
+    self._graphs, self._graph_multiple, self._graph_max, self._graph_bufs, self._graph_done = {}, multiple, max_graphs, None, None
+    self._graph_pool = torch.cuda.graph_pool_handle() if self.device.type == 'cuda' else None
+    return self
+
+Target.graph_capture = _graph_capture
+
+# %% ../nbs/02_targets.ipynb #a34g0004
+def _graph_buffers(self, B:int, P:int):
+    "Views [B, P] of the shared id buffer and [B, P, n_taps*H] of the shared output buffer, grown (graphs dropped) when too small."
+    n = B * P; w = len(self.layer_ids) * self.hidden_size
+    if self._graph_bufs is None or self._graph_bufs[0].numel() < n:
+        self._graphs.clear(); self._graph_bufs = None; m = n + n // 4
+        self._graph_bufs = (torch.zeros(m, dtype=torch.long, device=self.device), self._alloc(m * w))
+    ids, out = self._graph_bufs
+    return ids[:n].view(B, P), out[:n * w].view(B, P, w)
+
+# %% ../nbs/02_targets.ipynb #a34g0006
+def _graph_record(self, ids, out):
+    "Run the capture of `ids` into `out` once, then (on a GPU) record it as a CUDA graph: the graph, or None on a CPU."
+    _capture(self, ids, None, out=out)
+    if self.device.type != 'cuda': return None
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.device(self.device), torch.cuda.graph(g, pool=self._graph_pool, capture_error_mode='thread_local'): _capture(self, ids, None, out=out)
+    return g
+
+# %% ../nbs/02_targets.ipynb #a34g0008
+def _capture_graphed(self, input_ids):
+    "`capture` of a right-padded batch through the graph of its padded shape: a new tensor [B, S, n_taps*H], or None past `max_graphs` shapes."
+    (B, S), m = input_ids.shape, self._graph_multiple; P = -(-S // m) * m
+    if (B, P) not in self._graphs and len(self._graphs) >= self._graph_max: return None
+    if self._graph_done is not None: torch.cuda.current_stream(self.device).wait_event(self._graph_done)
+    ids, out = _graph_buffers(self, B, P)
+    ids[:, :S].copy_(input_ids, non_blocking=True)
+    if (B, P) not in self._graphs: self._graphs[(B, P)] = _graph_record(self, ids, out)
+    g = self._graphs[(B, P)]
+    if g is not None: g.replay()
+    else: _capture(self, ids, None, out=out)                                # a CPU: the same padded capture, no graph
+    h = out[:, :S].clone(memory_format=torch.contiguous_format)
+    if self.device.type == 'cuda': self._graph_done = torch.cuda.Event(); self._graph_done.record()
+    return h
+
+# %% ../nbs/02_targets.ipynb #a34g000a
+def _capture_graphed_or_none(self, input_ids):
+    "`_capture_graphed`, or None (with one warning, graphs off from then on) when it fails; a target error or out-of-memory is raised."
+    try: return _capture_graphed(self, input_ids)
+    except (TargetError, torch.OutOfMemoryError): raise
+    except Exception as e:
+        warnings.warn(f"target capture: the CUDA graph failed ({type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}); "
+                      "capture runs without graphs from now on")
+        self._graphs = None; self._graph_bufs = None
+        return None
 
 # %% ../nbs/02_targets.ipynb #5182dfa1
 def _is_capture_hook(h) -> bool:
