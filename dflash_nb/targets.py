@@ -428,7 +428,7 @@ def _graph_buffers(self, B:int, P:int):
     n = B * P; w = len(self.layer_ids) * self.hidden_size
     if self._graph_bufs is None or self._graph_bufs[0].numel() < n:
         self._graphs.clear(); self._graph_bufs = None; m = n + n // 4
-        self._graph_bufs = (torch.zeros(m, dtype=torch.long, device=self.device), self._alloc(m * w))
+        with torch.inference_mode(False): self._graph_bufs = (torch.zeros(m, dtype=torch.long, device=self.device), self._alloc(m * w))
     ids, out = self._graph_bufs
     return ids[:n].view(B, P), out[:n * w].view(B, P, w)
 
@@ -453,7 +453,7 @@ def _capture_graphed(self, input_ids):
     g = self._graphs[(B, P)]
     if g is not None: g.replay()
     else: _capture(self, ids, None, out=out)                                # a CPU: the same padded capture, no graph
-    h = out[:, :S].clone(memory_format=torch.contiguous_format)
+    with torch.inference_mode(False): h = out[:, :S].clone(memory_format=torch.contiguous_format)   # an ordinary tensor, as `capture`'s
     if self.device.type == 'cuda': self._graph_done = torch.cuda.Event(); self._graph_done.record()
     return h
 
