@@ -437,8 +437,14 @@ def _graph_record(self, ids, out):
     "Run the capture of `ids` into `out` once, then (on a GPU) record it as a CUDA graph: the graph, or None on a CPU."
     _capture(self, ids, None, out=out)
     if self.device.type != 'cuda': return None
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.device(self.device), torch.cuda.graph(g, pool=self._graph_pool, capture_error_mode='thread_local'): _capture(self, ids, None, out=out)
+    if getattr(self, '_graph_stream', None) is None: self._graph_stream = torch.cuda.Stream(self.device)
+    g, s, cur = torch.cuda.CUDAGraph(), self._graph_stream, torch.cuda.current_stream(self.device)
+    s.wait_stream(cur)
+    with torch.cuda.device(self.device), torch.cuda.stream(s):
+        g.capture_begin(self._graph_pool, capture_error_mode='thread_local')
+        try: _capture(self, ids, None, out=out)
+        finally: g.capture_end()
+    cur.wait_stream(s)
     return g
 
 # %% ../nbs/02_targets.ipynb #a34g0008
