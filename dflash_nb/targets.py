@@ -427,6 +427,7 @@ def _graph_buffers(self, B:int, P:int):
     "Views [B, P] of the shared id buffer and [B, P, n_taps*H] of the shared output buffer, grown (graphs dropped) when too small."
     n = B * P; w = len(self.layer_ids) * self.hidden_size
     if self._graph_bufs is None or self._graph_bufs[0].numel() < n:
+        if self._graph_bufs is not None and self.device.type == 'cuda': torch.cuda.synchronize(self.device)   # no stream still reads them
         self._graphs.clear(); self._graph_bufs = None; m = n + n // 4
         with torch.inference_mode(False): self._graph_bufs = (torch.zeros(m, dtype=torch.long, device=self.device), self._alloc(m * w))
     ids, out = self._graph_bufs
