@@ -12,7 +12,7 @@ from transformers import AutoConfig, AutoModelForCausalLM
 
 # %% auto #0
 __all__ = ['QWEN3_8B_SHAPE', 'HYBRID_BENCH_SHAPES', 'capture_flops_per_token', 'make_random_target', 'benchmark_capture',
-           'capture_rate', 'benchmark_hybrid_capture']
+           'capture_rate', 'benchmark_hybrid_capture', 'capture_modes']
 
 # %% ../nbs/02b_capture_bench.ipynb #0b7e2c14
 from .data import make_tokenizer
@@ -167,4 +167,38 @@ def benchmark_hybrid_capture(root, device='cuda', seq_len:int=8192, batch:int=1,
         n = linear_attention_layers(AutoConfig.from_pretrained(p))
         rows.append(dict(target=name, deltanet_layers=n, run='this process', **capture_rate(p, device, seq_len, batch, warmup=warmup, iters=iters)))
         if n: rows.append(dict(target=name, deltanet_layers=n, run='fla blocked', **_rate_without_kernels(p, device, seq_len, batch, warmup, iters)))
+    return pd.DataFrame(rows)
+
+# %% ../nbs/02b_capture_bench.ipynb #a34h0002
+def _host_wall_ms(fn, warmup:int, iters:int, device) -> tuple:
+    "Median host ms until `fn` returns and median wall ms of the call on `device` (events around it, a wait after each); on a CPU both the wall time."
+    for _ in range(warmup): fn()
+    host, ev = [], []
+    for _ in range(iters):
+        if device.type == 'cuda':
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True); torch.cuda.synchronize(device); s.record()
+        t = time.perf_counter(); fn(); host.append((time.perf_counter() - t) * 1e3)
+        if device.type == 'cuda': e.record(); torch.cuda.synchronize(device); ev.append(s.elapsed_time(e))
+    return statistics.median(host), statistics.median(ev or host)
+
+# %% ../nbs/02b_capture_bench.ipynb #a34h0004
+def capture_modes(t, # a `Target`; its layers get compiled and its graphs recorded
+                  shapes=((32, 512), (16, 1024), (64, 256)), # (batch, length) of each random batch
+                  warmup:int=3, iters:int=10, seed:int=0, multiple:int=64,
+                  compile_kw:dict|None=None, # more `compile_capture` arguments (the CPU test: backend='eager')
+                 ) -> pd.DataFrame:
+    "Host ms and wall ms per capture of `t` in each mode (eager, compiled, graphs) per batch shape, and the largest relative difference from eager."
+    g = torch.Generator().manual_seed(seed); vocab = t.config.get_text_config().vocab_size
+    batches = [torch.randint(3, vocab, s, generator=g).to(t.device) for s in shapes]
+    comp = t.compile_capture(cpu=True, **(compile_kw or {}))._compiled
+    graphs = t.graph_capture(multiple=multiple, cpu=True)._graphs
+    rows, ref = [], {}
+    for mode in ('eager', 'compiled', 'graphs'):
+        t._compiled, t._graphs = (None if mode == 'eager' else comp), (graphs if mode == 'graphs' else None)
+        for ids in batches:
+            host, wall = _host_wall_ms(lambda: t.capture(ids), warmup, iters, t.device)
+            h = t.capture(ids).float(); r = ref.setdefault(tuple(ids.shape), h)
+            rows.append(dict(mode=mode, batch=ids.shape[0], seq=ids.shape[1], host_ms=host, wall_ms=wall,
+                             rel_err=((h - r).abs().max() / r.abs().max()).item(), graphs_on=t._graphs is not None))
+    t._compiled, t._graphs = comp, graphs
     return pd.DataFrame(rows)
