@@ -456,9 +456,8 @@ def _capture_graphed(self, input_ids):
     if self._graph_done is not None: torch.cuda.current_stream(self.device).wait_event(self._graph_done)
     ids, out = _graph_buffers(self, B, P)
     ids[:, :S].copy_(input_ids, non_blocking=True)
-    if (B, P) not in self._graphs: self._graphs[(B, P)] = _graph_record(self, ids, out)
-    g = self._graphs[(B, P)]
-    if g is not None: g.replay()
+    if (B, P) not in self._graphs: self._graphs[(B, P)] = _graph_record(self, ids, out)   # its first run leaves the states in `out`
+    elif self._graphs[(B, P)] is not None: self._graphs[(B, P)].replay()
     else: _capture(self, ids, None, out=out)                                # a CPU: the same padded capture, no graph
     with torch.inference_mode(False): h = out[:, :S].clone(memory_format=torch.contiguous_format)   # an ordinary tensor, as `capture`'s
     if self.device.type == 'cuda': self._graph_done = torch.cuda.Event(); self._graph_done.record()
