@@ -444,7 +444,10 @@ def _graph_record(self, ids, out):
     with torch.cuda.device(self.device), torch.cuda.stream(s):
         g.capture_begin(self._graph_pool, capture_error_mode='thread_local')
         try: _capture(self, ids, None, out=out)
-        finally: g.capture_end()
+        except BaseException:
+            with contextlib.suppress(Exception): g.capture_end()   # end the broken capture; the first error is the one to name
+            raise
+        g.capture_end()
     cur.wait_stream(s)
     return g
 
