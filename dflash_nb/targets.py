@@ -4,7 +4,7 @@
 
 # %% ../nbs/02_targets.ipynb #68baeaf7
 from __future__ import annotations
-import contextlib, copy, functools, hashlib, importlib.util, io, json, math, os, shutil, statistics, subprocess, sys, tempfile, time, warnings
+import contextlib, copy, functools, hashlib, importlib.util, io, json, math, os, shutil, statistics, subprocess, sys, tempfile, threading, time, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -327,18 +327,35 @@ def _compiled_forwards(layers, fns=None):
 
 
 # %% ../nbs/02_targets.ipynb #a34d0009
-def _not_packed(position_ids): return None
+_PATCHES, _PATCH_LOCK = {}, threading.Lock()
 
 @contextlib.contextmanager
-def _one_sequence_per_row():
-    "Inside: transformers' causal masks take each row for one sequence. Their packed-sequence check reads the device (`.all()`: a wait per capture, seen on the H200); capture's rows are never packed."
-    mu = sys.modules.get('transformers.masking_utils')
-    f = getattr(mu, 'find_packed_sequence_indices', None)
-    if f is None: yield; return                       # a transformers without the check: nothing to skip
-    mu.find_packed_sequence_indices = _not_packed
+def _patched(modname:str, attr:str, value):
+    "Inside: `modname.attr` is `value` (nothing when either is missing); overlapping uses, from any thread, restore the original when the last one leaves."
+    mod = sys.modules.get(modname)
+    if mod is None or not hasattr(mod, attr): yield; return
+    with _PATCH_LOCK:
+        n, orig = _PATCHES.get((modname, attr), (0, getattr(mod, attr))); _PATCHES[(modname, attr)] = (n + 1, orig); setattr(mod, attr, value)
     try: yield
-    finally: mu.find_packed_sequence_indices = f
+    finally:
+        with _PATCH_LOCK:
+            n, orig = _PATCHES.pop((modname, attr))
+            if n > 1: _PATCHES[(modname, attr)] = (n - 1, orig)
+            else: setattr(mod, attr, orig)
 
+# %% ../nbs/02_targets.ipynb #a34d0013
+def _not_packed(position_ids): return None
+
+def _tracing_not_recording(tensor=None) -> bool:
+    "transformers' `is_tracing` without its clause 'a CUDA graph is recording'."
+    return torch.compiler.is_compiling() or torch.jit.is_tracing() or isinstance(tensor, torch.fx.Proxy) or (
+        isinstance(tensor, torch.Tensor) and torch._subclasses.fake_tensor.is_fake(tensor))
+
+@contextlib.contextmanager
+def _capture_masks():
+    "Inside: transformers' masks as a capture wants them (rows not packed; made as in eager runs while a graph records)."
+    with _patched('transformers.masking_utils', 'find_packed_sequence_indices', _not_packed), \
+         _patched('transformers.masking_utils', 'is_tracing', _tracing_not_recording): yield
 
 # %% ../nbs/02_targets.ipynb #60831c28
 def _capture(self, input_ids, # LongTensor[B, S] (any device)
@@ -353,7 +370,7 @@ def _capture(self, input_ids, # LongTensor[B, S] (any device)
     mask = None if attention_mask is None or _right_padded(attention_mask) else attention_mask.to(self.device, non_blocking=True)
     out = self._out = self._output(*input_ids.shape, reuse) if out is None else out
     try:
-        with torch.no_grad(), _capture_attention(self.device), self._forwards(), _one_sequence_per_row(): o = self._decoder(input_ids=input_ids.to(self.device, non_blocking=True), attention_mask=mask, use_cache=False)
+        with torch.no_grad(), _capture_attention(self.device), self._forwards(), _capture_masks(): o = self._decoder(input_ids=input_ids.to(self.device, non_blocking=True), attention_mask=mask, use_cache=False)
     except _StopForward: pass
     else:
         if self._final is None: raise TargetError(f"decoder layer {max(self.layer_ids)} never ran: {type(self._decoder).__name__} does not call its `.layers`")
@@ -429,6 +446,7 @@ def _graph_buffers(self, B:int, P:int):
     if self._graph_bufs is None or self._graph_bufs[0].numel() < n:
         if self._graph_bufs is not None and self.device.type == 'cuda': torch.cuda.synchronize(self.device)   # no stream still reads them
         self._graphs.clear(); self._graph_bufs = None; m = n + n // 4
+        if self.device.type == 'cuda': self._graph_pool = torch.cuda.graph_pool_handle()   # the dropped graphs released theirs
         with torch.inference_mode(False): self._graph_bufs = (torch.zeros(m, dtype=torch.long, device=self.device), self._alloc(m * w))
     ids, out = self._graph_bufs
     return ids[:n].view(B, P), out[:n * w].view(B, P, w)
@@ -436,14 +454,13 @@ def _graph_buffers(self, B:int, P:int):
 # %% ../nbs/02_targets.ipynb #a34g0006
 def _graph_record(self, ids, out):
     "Run the capture of `ids` into `out` once, then (on a GPU) record it as a CUDA graph: the graph, or None on a CPU."
-    _capture(self, ids, None, out=out)
-    if self.device.type != 'cuda': return None
+    if self.device.type != 'cuda': _capture(self, ids, None, out=out); return None
     if getattr(self, '_graph_stream', None) is None: self._graph_stream = torch.cuda.Stream(self.device)
     g, s, cur = torch.cuda.CUDAGraph(), self._graph_stream, torch.cuda.current_stream(self.device)
     s.wait_stream(cur)
     with torch.cuda.device(self.device), torch.cuda.stream(s):
-        g.capture_begin(self._graph_pool, capture_error_mode='thread_local')
-        try: _capture(self, ids, None, out=out)
+        _capture(self, ids, None, out=out)                    # the run before recording, on the recording's own stream
+        try: g.capture_begin(self._graph_pool, capture_error_mode='thread_local'); _capture(self, ids, None, out=out)
         except BaseException:
             with contextlib.suppress(Exception): g.capture_end()   # end the broken capture; the first error is the one to name
             raise
