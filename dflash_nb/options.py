@@ -28,7 +28,7 @@ class TrainConfig:
     data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
     target_compile: bool = _opt(True, "on a GPU, capture runs the target's decoder layers compiled (torch.compile per layer, dynamic shapes; generation stays eager); if compiling fails, capture warns once and runs them eager")
-    target_graphs: bool = _opt(False, "on a GPU, capture replays one CUDA graph per batch shape (lengths padded to a multiple of 64): one launch for the whole capture, not ~13 per layer; a target on one GPU only; if a graph fails, capture warns once and goes on without")
+    target_graphs: bool = _opt(True, "on a GPU, capture replays one CUDA graph per batch shape (lengths padded to a multiple of 64; recorded at its first sight): one launch for the whole capture, not ~13 per layer, the same losses bit for bit (08_bench: 1.08x the demo step once its shapes are recorded); a target on one GPU only; if a graph fails, capture warns once and goes on without. --no-target-graphs: the compiled layers launched one by one")
     target_attn: str = _opt('auto', "target attention implementation: 'auto' (SDPA where the target's model class supports it, else eager, e.g. gpt-oss), 'sdpa', 'eager', 'flex_attention'")
     # layout
     target_devices: str = _opt('auto', "devices holding a target, e.g. '0,1,2,3,4', 'cuda:0', 'cpu' ('auto': every GPU, else cpu)")
