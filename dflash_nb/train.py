@@ -754,7 +754,8 @@ Trainer.fit_to_time, Trainer.progress = _fit_to_time, _progress
 # %% ../nbs/06_train.ipynb #4bf6dd0e
 def _log_step(self:Trainer, step:int, m:dict, bar):
     if not self.role.is_leader: return
-    m = dict(m, target_tok_s=(self.captured_tokens / self.capture_s) if self.capture_s else None)
+    g = getattr(getattr(self, 'target', None), '_graphs', None)   # the batch shapes recorded as CUDA graphs so far (`--target-graphs`)
+    m = dict(m, target_tok_s=(self.captured_tokens / self.capture_s) if self.capture_s else None, **({'target_graphs': len(g)} if g is not None else {}))
     if step % self.cfg.log_every == 0 or step == self.total_steps: self.metrics.log(step, **m)
     bar.set_postfix(loss=f"{m['loss']:.3f}", acc=f"{m['acc']:.3f}", tok_s=f"{m['tok_s']:.0f}",
                     **({'mfu': f"{m['mfu']:.1%}"} if m.get('mfu') is not None else {}), refresh=False)
