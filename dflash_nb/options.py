@@ -29,6 +29,7 @@ class TrainConfig:
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
     target_compile: bool = _opt(True, "on a GPU, capture runs the target's decoder layers compiled (torch.compile per layer, dynamic shapes; generation stays eager); if compiling fails, capture warns once and runs them eager")
     target_graphs: bool = _opt(True, "on a GPU, capture replays one CUDA graph per batch shape (lengths padded to a multiple of 64; recorded at its first sight): one launch for the whole capture, not ~13 per layer, the same losses bit for bit (08_bench: 1.08x the demo step once its shapes are recorded); a target on one GPU only; if a graph fails, capture warns once and goes on without. --no-target-graphs: the compiled layers launched one by one")
+    target_graph_multiple: int = _opt(64, "with --target-graphs, batch lengths are padded up to a multiple of this: a larger one makes fewer shapes to record (each costs about one more capture, at its first sight) and more padding to compute")
     target_attn: str = _opt('auto', "target attention implementation: 'auto' (SDPA where the target's model class supports it, else eager, e.g. gpt-oss), 'sdpa', 'eager', 'flex_attention'")
     # layout
     target_devices: str = _opt('auto', "devices holding a target, e.g. '0,1,2,3,4', 'cuda:0', 'cpu' ('auto': every GPU, else cpu)")
@@ -342,6 +343,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.sliding_window >= 0, 'sliding_window', "must be >= 0 (0: no sliding layers)"),
               (cfg.sliding_window == 0 or cfg.sliding_window >= cfg.block_size, 'sliding_window',
                f"must be 0 or at least --block-size {cfg.block_size}: a smaller window hides the anchor, the block's only real token, from its last slots"),
+              (cfg.target_graph_multiple >= 1, 'target_graph_multiple', "must be >= 1"),
               (cfg.gamma >= 0, 'gamma', "must be > 0 (or 0 for the paper's value for the block size)"),
               (cfg.gamma == 0 or cfg.gamma <= 4 * cfg.block_size, 'gamma',
                f"a decay constant above 4 x block_size={cfg.block_size} is flat: did you swap --gamma and --block-size?"),

@@ -382,7 +382,7 @@ def _load_target(self:Trainer):
         self.target = load_targets(self.target_path, [list(self.role.devices) if len(self.role.devices) > 1 else self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids,
                                    attn_implementation=self.cfg.target_attn)[0]
     if self.cfg.target_compile: self.target.compile_capture()          # a GPU only; compiled at the first capture (02_targets)
-    if self.cfg.target_graphs: self.target.graph_capture()            # a GPU only; a graph per batch shape, recorded at its first capture
+    if self.cfg.target_graphs: self.target.graph_capture(self.cfg.target_graph_multiple)   # a GPU only; a graph per padded batch shape, recorded at its first capture
     compiled = (', capture compiled' if getattr(self.target, '_compiled', None) else '') + (', CUDA graphs' if getattr(self.target, '_graphs', None) is not None else '')
     _say(f"Target {self.role.target_idx} on {'+'.join(self.role.devices)}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB{compiled}")
 
