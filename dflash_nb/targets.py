@@ -483,6 +483,13 @@ def _capture_graphed(self, input_ids):
     if self.device.type == 'cuda': self._graph_done = torch.cuda.Event(); self._graph_done.record()
     return h
 
+# %% ../nbs/02_targets.ipynb #a34g0017
+def _rng_usable(device) -> bool:
+    "Whether `device`'s random generator still draws (a recording that broke before its end can leave it expecting one); its state is kept."
+    if torch.device(device).type != 'cuda': return True
+    try: s = torch.cuda.get_rng_state(device); torch.rand(1, device=device); torch.cuda.set_rng_state(s, device); return True
+    except RuntimeError: return False
+
 # %% ../nbs/02_targets.ipynb #a34g000a
 def _capture_graphed_or_none(self, input_ids):
     "`_capture_graphed`, or None (with one warning, graphs off from then on) when it fails; a target error or out-of-memory is raised."
@@ -492,6 +499,9 @@ def _capture_graphed_or_none(self, input_ids):
         warnings.warn(f"target capture: the CUDA graph failed ({type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:200]}); "
                       "capture runs without graphs from now on")
         self._graphs = None; self._graph_bufs = None
+        if not _rng_usable(self.device):
+            raise TargetError(f"target capture: the failed CUDA graph ({type(e).__name__}) left the random generator of {self.device} "
+                              "expecting a recording, so training cannot go on in this process: rerun with --no-target-graphs") from e
         return None
 
 # %% ../nbs/02_targets.ipynb #5182dfa1
