@@ -183,19 +183,26 @@ def _how_ended(procs:dict, wait:float=10.) -> str:
     pid = (hard or list(seen) or [None])[0]
     return f"process {pid} was killed by {signal.Signals(seen[pid]).name}" if pid else "a process ended without its result"
 
-def _result(fut):
-    "`fut.result()`; with a stop flag installed in this process, waited for in 0.2 s slices with the flag deferred, so that a stop signal is raised here as `StopRun`, never from inside the pool's locks (where it could leave one held and hang the way out)."
-    from concurrent.futures import TimeoutError as _Wait
+@contextlib.contextmanager
+def _stops_polled():
+    "Within: a stop signal only sets the stop flag installed in this process, and `_result` raises it as `StopRun`, never the handler from inside the pool's fork, locks or threads (where it was swallowed, or left a lock held and hung the way out); on the way out a flag still set raises it. Yields the flag (None: none installed, or already deferred)."
     from dflash_nb.run import StopFlag, StopRun
     flag = StopFlag.current
-    if flag is None or flag.pid != os.getpid() or flag.deferred: return fut.result()
-    flag.deferred = True
-    try:
-        while True:
-            if flag: raise StopRun(flag.signal, flag.phase)
-            try: return fut.result(timeout=0.2)
-            except _Wait: pass
+    if flag is None or flag.pid != os.getpid() or flag.deferred: yield None; return
+    flag.deferred = 'polled'
+    try: yield flag
     finally: flag.deferred = False
+    if flag: raise StopRun(flag.signal, flag.phase)
+
+def _result(fut, flag=None):
+    "`fut.result()`; under `_stops_polled`'s `flag`, waited for in 0.2 s slices, raising `StopRun` as soon as a stop signal has set it."
+    from concurrent.futures import TimeoutError as _Wait
+    from dflash_nb.run import StopRun
+    while flag is not None:
+        if flag: raise StopRun(flag.signal, flag.phase)
+        try: return fut.result(timeout=0.2)
+        except _Wait: pass
+    return fut.result()
 
 def _pool_chunks(chunks:list, num_proc:int, tokenizer, kw):
     "Each chunk tokenized by a pool of `num_proc` processes, in order; a worker that dies raises `WorkerDied(how, i, j)` (chunks `i` to `j` in flight); no worker outlives it."
@@ -203,23 +210,24 @@ def _pool_chunks(chunks:list, num_proc:int, tokenizer, kw):
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
     ctx = mp.get_context('fork' if 'fork' in mp.get_all_start_methods() else 'spawn')
-    ex = ProcessPoolExecutor(num_proc, mp_context=ctx, initializer=_init_worker, initargs=(tokenizer, kw))
-    todo, flight, done, procs = iter(enumerate(chunks)), collections.deque(), False, {}
-    try:
-        for i, c in itertools.islice(todo, 2 * num_proc): flight.append((i, ex.submit(_work, c)))
-        procs = dict(ex._processes or {})
-        while flight:
-            i, fut = flight.popleft()
-            try: r = _result(fut)
-            except BrokenProcessPool: raise WorkerDied(_how_ended(procs), i, flight[-1][0] if flight else i) from None
-            flight.extend((j, ex.submit(_work, c)) for j, c in itertools.islice(todo, 1))
-            yield r
-        done = True
-    finally:
-        if not done:                                   # a signal, an error, a dead worker: no worker is left behind
-            for p in list((ex._processes or procs).values()):
-                with contextlib.suppress(Exception): p.kill()
-        ex.shutdown(wait=done, cancel_futures=True)
+    with _stops_polled() as flag:                      # from the pool's start to its end: a signal is raised by _result
+        ex = ProcessPoolExecutor(num_proc, mp_context=ctx, initializer=_init_worker, initargs=(tokenizer, kw))
+        todo, flight, done, procs = iter(enumerate(chunks)), collections.deque(), False, {}
+        try:
+            for i, c in itertools.islice(todo, 2 * num_proc): flight.append((i, ex.submit(_work, c)))
+            procs = dict(ex._processes or {})
+            while flight:
+                i, fut = flight.popleft()
+                try: r = _result(fut, flag)
+                except BrokenProcessPool: raise WorkerDied(_how_ended(procs), i, flight[-1][0] if flight else i) from None
+                flight.extend((j, ex.submit(_work, c)) for j, c in itertools.islice(todo, 1))
+                yield r
+            done = True
+        finally:
+            if not done:                               # a signal, an error, a dead worker: no worker is left behind
+                for p in list((ex._processes or procs).values()):
+                    with contextlib.suppress(Exception): p.kill()
+            ex.shutdown(wait=done, cancel_futures=True)
 
 def _tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw=None):
     chunks = [convs[i:i + chunk_size] for i in range(0, len(convs), chunk_size)]

@@ -518,7 +518,7 @@ class StopFlag:
         if p is not None and p.reported.is_set() and p.lost is not None and not _stop_code(p.lost):   # already leaving for a lost peer (torchrun's
             self.signal, self.time = signum, time.time(); return                                      # teardown came after): that loss is the error
         self.signal, self.time = signum, time.time()
-        what = ("finishing the step, saving and stopping" if self.phase == 'training' else f"finishing it and stopping") if self.deferred else "stopping"
+        what = ("finishing the step, saving and stopping" if self.phase == 'training' else f"finishing it and stopping") if self.deferred is True else "stopping"   # 'polled': raised within 0.2 s
         _note(f"received {self.name} while {self.phase}: {what} (send again to exit at once)", lead='\n')   # past a progress bar
         if not self.deferred: raise StopRun(signum, self.phase)
 
