@@ -575,10 +575,11 @@ def drafter_params(dcfg) -> int:
 
 # %% ../nbs/05_layout.ipynb #fd140e28
 def _mix_row(idx, L, v, p, num_anchors:int, block_size:int, max_tokens:int) -> dict:
-    "Micro-batch `idx` (sample indices) as the trainer forms it: its rows (with `no_lone_row`'s copy), padded length, tokens and anchor slots (`pad_anchor_slots`)."
+    "Micro-batch `idx` (sample indices) as the trainer forms it: its rows (with `no_lone_row`'s copy), padded length, tokens and anchor slots (`anchor_width`)."
     idx = np.asarray(idx); S, k = int(L[idx].max()), np.minimum(num_anchors, v[idx])
     n = len(idx) + (len(idx) == 1 and 2 * S <= max_tokens)            # no_lone_row adds a no-loss copy
-    N = max(max(1, min(num_anchors, int(v[idx].max()))), -(-256 // block_size))   # pad_anchor_slots
+    from dflash_nb.loss import anchor_width
+    N = anchor_width(n, max(1, min(num_anchors, int(v[idx].max()))), num_anchors, block_size, max_tokens)
     return dict(rows=n, seq_len=S, tokens=int(L[idx].sum()), slots=n * N, anchors=float(k.sum()),
                 anchor_pos=float((k * p[idx]).sum()))
 

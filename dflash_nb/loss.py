@@ -13,7 +13,7 @@ from torch.profiler import record_function
 __all__ = ['CE_KERNEL', 'MIN_BLOCK_QUERIES', 'sample_anchors', 'default_gamma', 'slot_weights', 'block_inputs', 'block_labels',
            'prepare_targets', 'dpace_weights', 'ce_kernel_mode', 'head_cross_entropy', 'chunked_lm_loss',
            'dflash_forward_loss', 'expected_acceptance_length', 'slot_accuracy', 'no_lone_row', 'pad_anchor_slots',
-           'attention_pairs', 'train_step_flops', 'step_breakdown', 'profile_step', 'benchmark_drafter']
+           'anchor_width', 'attention_pairs', 'train_step_flops', 'step_breakdown', 'profile_step', 'benchmark_drafter']
 
 # %% ../nbs/03a_loss.ipynb #d06fcdbe
 from .compile import compiled_only
@@ -304,6 +304,12 @@ def pad_anchor_slots(anchors, keep, block_size:int, min_queries:int=MIN_BLOCK_QU
     if need <= 0: return anchors, keep
     return (torch.cat([anchors, anchors.new_zeros(anchors.shape[0], need)], 1),
             torch.cat([keep, keep.new_zeros(keep.shape[0], need)], 1))
+
+# %% ../nbs/03a_loss.ipynb #a34f0021
+def anchor_width(rows:int, n:int, num_anchors:int, block_size:int, max_tokens:int) -> int:
+    "Anchor slots for a batch of `rows` rows holding at most `n` valid anchors: `num_anchors` if its block queries fit in `4 x max_tokens`, else `n`; at least `MIN_BLOCK_QUERIES / block_size`."
+    full = rows * num_anchors * block_size <= 4 * max_tokens
+    return max(num_anchors if full else min(n, num_anchors), -(-MIN_BLOCK_QUERIES // block_size))
 
 # %% ../nbs/03a_loss.ipynb #3be0d0de
 def attention_pairs(anchors, keep, block_size:int, sliding_window:int|None=None, causal:bool|None=None) -> int:

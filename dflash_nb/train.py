@@ -21,7 +21,7 @@ from .run import (check_run_dir, set_aside, save_checkpoint, find_checkpoint, lo
 from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, _check_given, _generation_config,
                                _layer_types, _resolve_data_path, _sliding_kw, _drafter_kw)
 from . import loss as loss_mod
-from .loss import no_lone_row, pad_anchor_slots
+from .loss import no_lone_row, pad_anchor_slots, anchor_width
 from .metrics import MetricsLog, StepProfiler, _wandb_init, write_rank_stats
 
 # %% ../nbs/06_train.ipynb #edfc61a7
@@ -304,11 +304,12 @@ Trainer.collate = _collate_mb
 
 # %% ../nbs/06_train.ipynb #90be43d7
 def _micro_batch(self:Trainer, epoch:int, i:int) -> dict:
-    "Collated micro-batch `i` of `epoch` plus its anchors (seeded by `(seed, epoch, i)`)."
+    "Collated micro-batch `i` of `epoch` plus its anchors (seeded by `(seed, epoch, i)`), in `anchor_width` slots."
     from dflash_nb.loss import sample_anchors
-    b = self.collate(epoch, i)
-    g = torch.Generator().manual_seed(_seed_for(self.cfg.seed, epoch, i))
-    b['anchors'], b['keep'] = pad_anchor_slots(*sample_anchors(b['loss_mask'], self.cfg.num_anchors, g), self.cfg.block_size)
+    b, c = self.collate(epoch, i), self.cfg
+    anchors, keep = sample_anchors(b['loss_mask'], c.num_anchors, torch.Generator().manual_seed(_seed_for(c.seed, epoch, i)))
+    width = anchor_width(*anchors.shape, c.num_anchors, c.block_size, c.max_tokens)
+    b['anchors'], b['keep'] = pad_anchor_slots(anchors, keep, c.block_size, width * c.block_size)
     b['uid'] = epoch * 2**32 + i
     return b
 Trainer.micro_batch = _micro_batch
