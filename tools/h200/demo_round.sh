@@ -13,8 +13,8 @@
 #          chitchat_train_greedy{,_b,_c}.jsonl.gz (dflash_nb_regen --skip), as chitchat_train_greedy_d.jsonl.gz: none are
 #          left since 2026-12-03 (the last 4,060 were answered on the CPU: data_samples/README.md); kept for a new prompt file
 #          (stage.sh's WHEELS=gguf A_DATA=... brings the prompts)
-#   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1, one after the other, alone on the
-#          GPU, its defaults changed only by a CLOCK-minute clock (default 8.75); --no-capture-ahead if ab ran and lost
+#   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1 (SEEDS), one after the other, alone
+#          on the GPU, its defaults as they are (CLOCK, if set, changes the clock); --no-capture-ahead if ab ran and lost
 #   bench  dflash_nb_bench (nbs/07d_bench.ipynb) on the demo's export, every shipped prompt set, z-lab's settings (2048 new
 #          tokens, --limit 128): 08_bench's two bench cells through run_notebook.py on seed0's export (else BENCH_EXPORT,
 #          else one run of README's first command first); brings back $OUT/bench/ (bench.json, bench.png, table.md) and
@@ -97,11 +97,11 @@ if [[ " $PHASES " == *" ab "* ]]; then
   if [ $rc = 0 ] && [ -n "$ratio" ] && python3 -c "import sys; sys.exit(0 if $ratio >= 1 / 0.95 else 1)"; then AHEAD=1; else AHEAD=""; fi
 fi
 if [[ " $PHASES " == *" seeds "* ]]; then
-  sed -i "s/time_limit_min=8.0, eval_every=0/time_limit_min=${CLOCK:-8.75}, eval_every=0/" dflash_nb/options.py
+  [ -n "${CLOCK:-}" ] && sed -i "s/time_limit_min=8.0, eval_every=0/time_limit_min=$CLOCK, eval_every=0/" dflash_nb/options.py
   [ -z "$AHEAD" ] && sed -i "s/capture_ahead: bool = _opt(True, /capture_ahead: bool = _opt(False, /" dflash_nb/options.py
   [ -z "$ASYNC" ] && sed -i "s/async_step: bool = _opt(True, /async_step: bool = _opt(False, /" dflash_nb/options.py
   grep -n "^DEMO_GPU\|    data: str\|capture_ahead: bool\|async_step: bool" dflash_nb/options.py | cut -c1-160 >> $P/pipeline.log
-  for s in 0 1; do
+  for s in ${SEEDS:-0 1}; do
     t0=$(date +%s); $TRAIN --run-dir $HOME/seed$s --seed $s > $P/seed$s.log 2>&1
     log "seed $s rc=$? in $(( $(date +%s) - t0 )) s"
   done
