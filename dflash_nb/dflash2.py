@@ -21,7 +21,7 @@ __all__ = ['DFLASH2_KEYS', 'UNARY_KEYS', 'DFLASH2_PY', 'DFlash2Config', 'unary_f
            'published_27b_config', 'benchmark_dflash2']
 
 # %% ../nbs/03d_dflash2.ipynb #64c50bf2
-from .drafter import DFlashConfig, DFlashDrafter, DFlashDecoderLayer, RMSNorm
+from .drafter import DFlashConfig, DFlashDrafter, DFlashDecoderLayer, RMSNorm, grad_like_later_layers
 
 # %% ../nbs/03d_dflash2.ipynb #7284f2ae
 DFLASH2_KEYS = ('conv_kernel_size', 'conv_group_size', 'selector_rank', 'selector_top_k')
@@ -198,7 +198,7 @@ DFlash2Drafter.reset_parameters = _reset2
 def _run_layers2(self, h, ctx, cos, sin, training:bool, masks, backend:str, attention_mask, past_key_values):
     "DFlash's layer loop, the block length passed to each layer in training (blocks packed one after another)."
     layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
-    block = self.block_size if training else None
+    h, block = grad_like_later_layers(h, layers is self._compiled_layers), self.block_size if training else None
     for layer, plain in zip(layers, self.layers):
         mask = masks[plain.self_attn.layer_type] if training else attention_mask
         args = (h, ctx, cos, sin, mask, backend if training else 'sdpa', None if training else past_key_values, block)

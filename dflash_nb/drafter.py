@@ -17,8 +17,8 @@ __all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'FLEX_TILE_SM90_D64',
            'DFlashConfig', 'split_rope', 'target_rope', 'dflash_mask_mod', 'dense_dflash_mask',
            'create_dflash_block_mask', 'flex_dflash_attention', 'flex_kernel_options', 'sdpa_dflash_attention',
            'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer',
-           'DFlashDrafter', 'crop_cache', 'yarn_scale_if_mscale_dropped', 'serving_warnings', 'card_path',
-           'launch_argv', 'shell_line', 'model_card']
+           'DFlashDrafter', 'grad_like_later_layers', 'crop_cache', 'yarn_scale_if_mscale_dropped', 'serving_warnings',
+           'card_path', 'launch_argv', 'shell_line', 'model_card']
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
 from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
@@ -572,6 +572,7 @@ DFlashDrafter._training_inputs = _training_inputs
 def _run_layers(self, h, ctx, cos, sin, training:bool, masks, backend:str, attention_mask, past_key_values):
     "The decoder layers over the block hidden states `h`: training (masks by layer type) or inference (mask, cache)."
     layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
+    h = grad_like_later_layers(h, layers is self._compiled_layers)
     for layer, plain in zip(layers, self.layers):
         mask = masks[plain.self_attn.layer_type] if training else attention_mask
         args = (h, ctx, cos, sin, mask, backend if training else 'sdpa', None if training else past_key_values)
@@ -581,6 +582,11 @@ def _run_layers(self, h, ctx, cos, sin, training:bool, masks, backend:str, atten
     return h
 
 DFlashDrafter._run_layers = _run_layers
+
+# %% ../nbs/03_drafter.ipynb #a34f0051
+def grad_like_later_layers(h, compiled:bool):
+    "`h` as a leaf that asks for a gradient where compiled layers run with gradients on and it asks for none: one graph for every layer."
+    return h.detach().requires_grad_() if compiled and torch.is_grad_enabled() and not h.requires_grad else h
 
 # %% ../nbs/03_drafter.ipynb #c83ac6b6
 def _forward(self, target_hidden, noise_embedding, position_ids=None, past_key_values=None, use_cache:bool=False,
