@@ -724,9 +724,11 @@ Trainer.agree_stop, Trainer.local_stop = _agree_stop, _local_stop
 
 # %% ../nbs/06_train.ipynb #5b6d20b9
 def _progress(self:Trainer) -> float:
-    "Fraction of the time budget spent (from the end of the first step); drafter ranks agree (the largest)."
+    "Fraction of the time budget spent (from the end of the first step, the steps that compiled left out); drafter ranks agree (the largest)."
     if self.t_first is None or self.deadline is None: p = self.p0
-    else: p = self.p0 + (1 - self.p0) * (time.time() - self.t_first) / max(1e-9, self.deadline - self.t_first)
+    else:
+        left_out = getattr(self, 'stalled', 0.)                          # seconds of steps that compiled (`_loop`)
+        p = self.p0 + (1 - self.p0) * (time.time() - self.t_first - left_out) / max(1e-9, self.deadline - self.t_first - left_out)
     if self.layout_D > 1:
         t = torch.tensor([p], dtype=torch.float64, device=self.device); dist.all_reduce(t, dist.ReduceOp.MAX, group=self.drafter_group); p = t.item()
     return min(1.0, p)
@@ -811,6 +813,11 @@ def _wall(m, seconds:float):
     if isinstance(m, dict): m['wall_s'] = seconds
     else: m.wall = seconds
 
+# %% ../nbs/06_train.ipynb #a34f0062
+def _compiled_graphs() -> int:
+    "Graphs dynamo has compiled in this process so far: a step that adds one spent its time compiling."
+    return torch._dynamo.utils.counters['stats']['unique_graphs']
+
 # %% ../nbs/06_train.ipynb #b8119b75
 def _loop(self:Trainer, start:int):
     from tqdm.auto import tqdm
@@ -833,10 +840,13 @@ def _loop(self:Trainer, start:int):
             if (why := self.agree_stop()): self.stopped = why; break
             epoch, k = self.locate(step)
             if prof: prof.before()
+            g0 = _compiled_graphs()
             m = self.drafter_step(step, epoch, k)
             step += 1
-            now = time.time(); self.durations.append(now - t_prev); _wall(m, now - t_prev); t_prev = now
+            now = time.time(); self.durations.append(now - t_prev); _wall(m, now - t_prev)
+            if self.t_first is not None and _compiled_graphs() != g0: self.stalled += now - t_prev   # off the schedule's clock
             if self.t_first is None: self.t_first = now                     # the clock of a time budget starts here
+            t_prev = now
             _after_step(self, step, m, bar)
             if prof and (line := prof.after()): tqdm_write(line)            # the window holds the step's late reads too
         _read_all(self, bar)
@@ -1024,7 +1034,7 @@ Trainer.write_data_report = _write_data_report
 def _start_clocks(self:Trainer):
     "Zero the run's clocks and counters and what it reports at the end."
     self.t_start, self.deadline, self.capture_s, self.captured_tokens = time.time(), None, 0., 0
-    self.t_first, self.p0, self.last_progress = None, 0.0, None
+    self.t_first, self.p0, self.last_progress, self.stalled = None, 0.0, None, 0.
     self.last_metrics = self.summary = None
     self.ahead = {}                                       # (epoch, micro-batch) -> micro-batch captured ahead
 
