@@ -14,7 +14,9 @@
 #          left since 2026-12-03 (the last 4,060 were answered on the CPU: data_samples/README.md); kept for a new prompt file
 #          (stage.sh's WHEELS=gguf A_DATA=... brings the prompts)
 #   seeds  README's first command (python3 -m dflash_nb.train) with seed 0 and seed 1 (SEEDS), one after the other, alone
-#          on the GPU, its defaults as they are (CLOCK, if set, changes the clock); --no-capture-ahead if ab ran and lost
+#          on the GPU, its defaults as they are (CLOCK, if set, changes the clock); --no-capture-ahead if ab ran and lost.
+#          A candidate: SEED_FLAGS (flags after the defaults) and SEED_NAME (its run folders $HOME/NAME0, NAME1), e.g.
+#          SEEDS=0 SEED_FLAGS="--max-tokens 32768" SEED_NAME=mt32k_s
 #   bench  dflash_nb_bench (nbs/07d_bench.ipynb) on the demo's export, every shipped prompt set, z-lab's settings (2048 new
 #          tokens, --limit 128): 08_bench's two bench cells through run_notebook.py on seed0's export (else BENCH_EXPORT,
 #          else one run of README's first command first); brings back $OUT/bench/ (bench.json, bench.png, table.md) and
@@ -42,13 +44,13 @@ poll)
   end=$(( $(date +%s) + ${2:-500} ))
   while [ ! -f $P/DONE ] && [ $(date +%s) -lt $end ]; do sleep 5; done
   cat $P/pipeline.log 2>/dev/null
-  for s in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do d=$HOME/$s; [ -d $d ] || continue
+  for s in seed0 seed1 ${SEED_NAME:+${SEED_NAME}0 ${SEED_NAME}1} screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do d=$HOME/$s; [ -d $d ] || continue
     mkdir -p $P/runs/$s; cp -r $d/summary.json $d/metrics.jsonl $d/eval $d/config.json $d/ranks $P/runs/$s/ 2>/dev/null; done
   tar czf $OUT/round.tar.gz -C $P --exclude='./regen/*.jsonl.gz' --exclude='./regen/.parts*' . 2>/dev/null
   [ -d $P/bench ] && { mkdir -p $OUT/bench; cp $P/bench/bench.json $P/bench/bench.png $P/bench/table.md $OUT/bench/ 2>/dev/null; cp $P/08_bench.ipynb $OUT/ 2>/dev/null; }
   for n in chitchat_train_greedy_d chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
     [ -f $P/regen/$n.json ] && cp $P/regen/$n.jsonl.gz $P/regen/$n.json $OUT/; done
-  for f in seed0 seed1 screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
+  for f in seed0 seed1 ${SEED_NAME:+${SEED_NAME}0 ${SEED_NAME}1} screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
   [ -f $P/DONE ] && echo "round done" || echo "round still running"; exit 0 ;;
 run) ;;
 *) echo "usage: bash tools/h200/demo_round.sh start | poll [SECS]"; exit 2 ;;
@@ -102,8 +104,10 @@ if [[ " $PHASES " == *" seeds "* ]]; then
   [ -z "$ASYNC" ] && sed -i "s/async_step: bool = _opt(True, /async_step: bool = _opt(False, /" dflash_nb/options.py
   grep -n "^DEMO_GPU\|    data: str\|capture_ahead: bool\|async_step: bool" dflash_nb/options.py | cut -c1-160 >> $P/pipeline.log
   for s in ${SEEDS:-0 1}; do
-    t0=$(date +%s); $TRAIN --run-dir $HOME/seed$s --seed $s > $P/seed$s.log 2>&1
-    log "seed $s rc=$? in $(( $(date +%s) - t0 )) s"
+    n=${SEED_NAME:-seed}$s; t0=$(date +%s)
+    # shellcheck disable=SC2086
+    $TRAIN --run-dir $HOME/$n --seed $s ${SEED_FLAGS:-} > $P/$n.log 2>&1
+    log "$n rc=$? in $(( $(date +%s) - t0 )) s (flags: ${SEED_FLAGS:-none})"
   done
 fi
 if [[ " $PHASES " == *" regen_ctx "* ]]; then
