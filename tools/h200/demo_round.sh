@@ -2,6 +2,13 @@
 #   source tools/h200/setup.sh                 # the wheels and the whole demo model first (two calls: see setup.sh)
 #   bash tools/h200/demo_round.sh start        # starts the round (setsid) on a copy of the tree, returns at once
 #   bash tools/h200/demo_round.sh poll [SECS]  # waits up to SECS (default 500) for it, then puts what it has under $OUT
+#   UNTIL=seed0 bash tools/h200/demo_round.sh poll 575   # ... or until run $HOME/seed0 has its summary.json (that seed is
+#                                          # done, its tau measured), whichever comes first; the round goes on
+# A machine is given back about 30 s after a call ends, with whatever still runs on it: a seed that has not come back
+# by the end of a call is lost unless the next call starts at once (2026-12-03: seed 0 was measuring its tau when call B
+# ended, the next call came too late and found a fresh machine). So call B's poll waits for seed 0 itself (UNTIL=seed0,
+# SECS 575, the call's limit 598: setup ~12 s and seed 0 ~540 s fit), and the next poll (UNTIL=seed1) is sent the moment
+# B returns, already written out beforehand.
 # Phases (PHASES, default "screen_loss ab"; they run in the order below whatever the order in PHASES), each alone on the GPU:
 #   speed  08_bench's issue-34 cells (about 5 minutes): the demo step with --no-async-step and --async-step side by side
 #          (steps/s, GPU busy, launches and syncs per step), and the 8B-shaped step in a 40-step run (tokens/s, MFU, peak
@@ -36,13 +43,14 @@ set -u
 P=${PIPE:-$HOME/pipe}; R=$HOME/repo
 case ${1:-} in
 start)
-  mkdir -p $P; rm -f $P/DONE
+  mkdir -p $P; rm -f $P/DONE; touch $P/pipeline.log    # a poll right after this start finds its round
   rm -rf $R; mkdir -p $R; tar cf - --exclude=./.whl --exclude=./.demo . | tar xf - -C $R
   cd $R && setsid nohup bash tools/h200/demo_round.sh run > $P/round.out 2>&1 < /dev/null &
   echo "started: $P/pipeline.log"; exit 0 ;;
 poll)
+  [ -f $P/pipeline.log ] || { echo "no round on this machine ($P/pipeline.log missing): a fresh machine, the round before was lost with the last one"; exit 3; }
   end=$(( $(date +%s) + ${2:-500} ))
-  while [ ! -f $P/DONE ] && [ $(date +%s) -lt $end ]; do sleep 5; done
+  while [ ! -f $P/DONE ] && [ $(date +%s) -lt $end ] && { [ -z "${UNTIL:-}" ] || [ ! -f $HOME/$UNTIL/summary.json ]; }; do sleep 5; done
   cat $P/pipeline.log 2>/dev/null
   for s in seed0 seed1 ${SEED_NAME:+${SEED_NAME}0 ${SEED_NAME}1} screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do d=$HOME/$s; [ -d $d ] || continue
     mkdir -p $P/runs/$s; cp -r $d/summary.json $d/metrics.jsonl $d/eval $d/config.json $d/ranks $P/runs/$s/ 2>/dev/null; done
@@ -53,7 +61,7 @@ poll)
   for f in seed0 seed1 ${SEED_NAME:+${SEED_NAME}0 ${SEED_NAME}1} screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
   [ -f $P/DONE ] && echo "round done" || echo "round still running"; exit 0 ;;
 run) ;;
-*) echo "usage: bash tools/h200/demo_round.sh start | poll [SECS]"; exit 2 ;;
+*) echo "usage: bash tools/h200/demo_round.sh start | [UNTIL=RUN] poll [SECS]"; exit 2 ;;
 esac
 # --- the round itself (on the copy $R, started by `start`) ---
 log() { echo "$(date +%T) $*" | tee -a $P/pipeline.log; }
