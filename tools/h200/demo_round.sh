@@ -8,7 +8,12 @@
 # by the end of a call is lost unless the next call starts at once (2026-12-03: seed 0 was measuring its tau when call B
 # ended, the next call came too late and found a fresh machine). So call B's poll waits for seed 0 itself (UNTIL=seed0,
 # SECS 575, the call's limit 598: setup ~12 s and seed 0 ~540 s fit), and the next poll (UNTIL=seed1) is sent the moment
-# B returns, already written out beforehand.
+# B returns, already written out beforehand. A start refuses (exit 4) while a round still runs: it would replace that
+# round's tree under it. Two runs of one lease, one call each (after call A; `stage.sh B` before call B):
+#   B: source tools/h200/setup.sh; SEEDS=0 PHASES=seeds bash tools/h200/demo_round.sh start; UNTIL=seed0 bash tools/h200/demo_round.sh poll 575
+#   C: source tools/h200/setup.sh; bash tools/h200/demo_round.sh poll 120; export PHASES=seeds SEEDS=0 \
+#      SEED_FLAGS="--max-tokens 32768" SEED_NAME=mt32k_s; bash tools/h200/demo_round.sh start; UNTIL=mt32k_s0 bash tools/h200/demo_round.sh poll 560
+# (timeout_s 598 each; C's first poll lets B's seed finish if it had not)
 # Phases (PHASES, default "screen_loss ab"; they run in the order below whatever the order in PHASES), each alone on the GPU:
 #   speed  08_bench's issue-34 cells (about 5 minutes): the demo step with --no-async-step and --async-step side by side
 #          (steps/s, GPU busy, launches and syncs per step), and the 8B-shaped step in a 40-step run (tokens/s, MFU, peak
@@ -43,9 +48,12 @@ set -u
 P=${PIPE:-$HOME/pipe}; R=$HOME/repo
 case ${1:-} in
 start)
+  # a round still running keeps its tree ($R, which this start would replace under it): poll it first
+  if [ -f $P/round.pid ] && kill -0 "$(cat $P/round.pid)" 2>/dev/null; then
+    echo "a round still runs (pid $(cat $P/round.pid)): poll until it is done, then start"; exit 4; fi
   mkdir -p $P; rm -f $P/DONE; touch $P/pipeline.log    # a poll right after this start finds its round
   rm -rf $R; mkdir -p $R; tar cf - --exclude=./.whl --exclude=./.demo . | tar xf - -C $R
-  cd $R && setsid nohup bash tools/h200/demo_round.sh run > $P/round.out 2>&1 < /dev/null &
+  cd $R && { setsid nohup bash tools/h200/demo_round.sh run > $P/round.out 2>&1 < /dev/null & echo $! > $P/round.pid; }
   echo "started: $P/pipeline.log"; exit 0 ;;
 poll)
   [ -f $P/pipeline.log ] || { echo "no round on this machine ($P/pipeline.log missing): a fresh machine, the round before was lost with the last one"; exit 3; }
