@@ -15,7 +15,7 @@
 # third call, after B, on the warm machine:
 #   bash tools/h200/stage.sh C            # call C carries only the data files in C_DATA (default: those three and
 #                                         # reference_lengths.npy, 10 MB)
-# Check the size printed: 64 MiB at most.
+# Check the size printed: 64 MiB at most. A_DATA="" (B_DATA, C_DATA) carries no data file in that call.
 #   bash tools/h200/stage.sh restore      # every data file back as committed, .demo emptied
 # Each prints what the next call carries and the size of what would travel: call A carry [".whl", ".demo"], call B
 # carry [".demo"] (the wheels are installed by then).
@@ -23,8 +23,8 @@ set -eu
 cd "$(dirname "$0")/../.."
 PARTS=${PARTS:-/tmp/dflash_parts}; HOLD=${HOLD:-/tmp/dflash_hold}; mkdir -p "$HOLD" .demo
 BIG="chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz chitchat_train_greedy_c.jsonl.gz reference_lengths.npy chitchat_prompts.jsonl"
-A_DATA=${A_DATA:-chitchat_train_greedy_c.jsonl.gz}
-B_DATA=${B_DATA:-chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz}
+A_DATA=${A_DATA-chitchat_train_greedy_c.jsonl.gz}
+B_DATA=${B_DATA-chitchat_train_greedy.jsonl.gz chitchat_train_greedy_b.jsonl.gz}
 JEDI=".whl/jedi-*.whl .whl/parso-*.whl .whl/widgetsnbextension-*.whl .whl/jupyterlab_widgets-*.whl"   # IPython imports jedi only
 # for completion, and no test shows a widget (their front-end parts, 2.4 MB): left behind, the wheels fit call A
 [ "${WHEELS:-}" = gguf ] && JEDI=$(ls .whl/*.whl 2>/dev/null | grep -v '/gguf-')
@@ -45,7 +45,7 @@ B) records_out
    for f in $B_DATA; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
    rm -f .demo/*; cp "$PARTS"/part-ab .demo/ ;;
 C) records_in
-   C_DATA=${C_DATA:-chitchat_prompts.jsonl chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz reference_lengths.npy}
+   C_DATA=${C_DATA-chitchat_prompts.jsonl chitchat_train.jsonl.gz chitchat_train_ctx1.jsonl.gz reference_lengths.npy}
    for f in $BIG; do if [ -f data_samples/$f ]; then mv data_samples/$f "$HOLD"/; fi; done
    for f in $C_DATA; do if [ -f "$HOLD"/$f ]; then mv "$HOLD"/$f data_samples/; fi; done
    rm -f .demo/* ;;
