@@ -4,7 +4,11 @@
 # kernel time by phase and the top kernels; headline.json; syncs.txt; trace.json.gz for Perfetto, about 2.5 MB each).
 #   source tools/h200/setup.sh > /tmp/setup.log 2>&1
 #   VARIANTS="default:|sdpa:--attention sdpa|c512:--chunk-blocks 512" bash tools/h200/profile_step.sh
-# A variant is NAME:FLAGS (FLAGS after the recipe's, so they win); variants are separated by '|'. Each line of progress
+# A variant is NAME:FLAGS (FLAGS after the recipe's, so they win); variants are separated by '|'. FLAGS that start
+# with @DIR (a folder under the repository root) run the dflash_nb package found in DIR instead of the tree's: the code
+# of another commit side by side with today's in one call, e.g. the step as issue 34 found it (stage.sh's OLD=6952f26
+# puts that commit's package in .demo/d/old, which call D carries):
+#   STEPS=250 PROF=230:6 HARD=200 VARIANTS="issue34:@.demo/d/old|today:" bash tools/h200/profile_step.sh Each line of progress
 # goes to $OUT/progress.txt as it happens: print it, do not pipe this script through tail (a call killed at its limit
 # returns no output from a pipe that never ended). HARD bounds each variant (SIGKILL 20 s after the SIGTERM).
 # DRY=1 DRY_TARGET=FOLDER: the same on a CPU with a tiny target (a check of this script, not a measurement).
@@ -13,12 +17,17 @@ O=${OUT:-/tmp/prof_out}; W=${WORK:-$HOME/prof}; rm -rf "$W"; mkdir -p "$W/compil
 STEPS=${STEPS:-60}; PROF=${PROF:-40:8}; EXTRA=""
 [ -n "${DRY:-}" ] && { STEPS=8; PROF=4:2; EXTRA="--target $DRY_TARGET --target-devices cpu --drafter-devices cpu --max-tokens 1024 --num-anchors 16"; }
 IFS='|' read -ra VS <<< "${VARIANTS:-default:}"
+ROOT=$PWD
 for v in "${VS[@]}"; do
   name=${v%%:*}; flags=${v#*:}; d=$W/$name; mkdir -p "$d"; ln -s "$W/compile_cache" "$d/compile_cache"
+  code=$ROOT   # FLAGS starting with @DIR: that variant runs the dflash_nb package in DIR (another commit's, from `git archive`)
+  case $flags in @*) code=${flags%% *}; code=$ROOT/${code#@}; case $flags in *' '*) flags=${flags#* } ;; *) flags="" ;; esac
+    [ -d "$code/dflash_nb" ] || { echo "== $name: no dflash_nb package in $code" | tee -a "$O/progress.txt"; continue; }
+    [ -e "$code/data_samples" ] || ln -s "$ROOT/data_samples" "$code/data_samples" ;; esac
   t0=$(date +%s)
   # shellcheck disable=SC2086
-  timeout -k 20 "${HARD:-300}" python3 -m dflash_nb.train --run-dir "$d" --max-steps "$STEPS" --time-limit-min 0 --heldout '' \
-    --save-every 100000 --profile-steps "$PROF" --max-records "${RECORDS:-8000}" $EXTRA $flags > "$W/$name.log" 2>&1
+  (cd "$code" && timeout -k 20 "${HARD:-300}" python3 -m dflash_nb.train --run-dir "$d" --max-steps "$STEPS" --time-limit-min 0 --heldout '' \
+    --save-every 100000 --profile-steps "$PROF" --max-records "${RECORDS:-8000}" $EXTRA $flags) > "$W/$name.log" 2>&1
   rc=$?; echo "== $name (${flags:-defaults}): rc=$rc in $(( $(date +%s) - t0 )) s" | tee -a "$O/progress.txt"
   mkdir -p "$W/out/$name"; cp "$W/$name.log" "$d/metrics.jsonl" "$W/out/$name/" 2>/dev/null
   cp "$d"/profile/summary.txt "$d"/profile/headline.json "$d"/profile/syncs.txt "$W/out/$name/" 2>/dev/null

@@ -6,6 +6,8 @@
 #                                         #   .demo/a: part-aa + the data files in A_DATA     call A carry [".whl", ".demo/a"]
 #                                         #   .demo/b: part-ab + the data files in B_DATA     call B carry [".demo/b"]
 #                                         #   .demo/c: the data files in C_DATA + nbs/records call C carry [".demo/c"]
+#                                         #   .demo/d: with OLD=COMMIT, that commit's dflash_nb package in .demo/d/old
+#                                         #            (profile_step.sh's @.demo/d/old variant)  call D carry [".demo/d"]
 #   bash tools/h200/stage.sh restore      # every data file back as committed, .demo emptied
 # Nothing runs here between the calls, so each is sent the moment the one before returns (a machine is given back about
 # 30 s after a call ends: 2026-12-04 lost one between A and B while `stage.sh B` ran here). setup.sh keeps what each
@@ -40,7 +42,8 @@ lease) records_out
    mkdir -p "$HOLD/whl"; for w in $JEDI; do if [ -f "$w" ]; then mv $w "$HOLD/whl/"; fi; done
    rm -rf .demo/*; mkdir -p .demo/a .demo/b .demo/c; cp "$PARTS"/part-aa .demo/a/; cp "$PARTS"/part-ab .demo/b/
    for f in $A_DATA; do cp "$HOLD"/$f .demo/a/; done; for f in $B_DATA; do cp "$HOLD"/$f .demo/b/; done
-   for f in $C_DATA; do cp "$HOLD"/$f .demo/c/; done; cp -r "$HOLD/records" .demo/c/records ;;
+   for f in $C_DATA; do cp "$HOLD"/$f .demo/c/; done; cp -r "$HOLD/records" .demo/c/records
+   if [ -n "${OLD:-}" ]; then mkdir -p .demo/d/old; git archive "$OLD" dflash_nb | tar x -C .demo/d/old; fi ;;
 restore) records_in; mv "$HOLD"/whl/* .whl/ 2>/dev/null || true; rmdir "$HOLD/whl" 2>/dev/null || true
          mv "$HOLD"/* data_samples/ 2>/dev/null || true; git checkout -- data_samples; rm -rf .demo/* ;;
 *) echo "usage: bash tools/h200/stage.sh parts | lease | restore"; exit 2 ;;
@@ -51,5 +54,6 @@ if [ "$1" = lease ]; then
   echo "call A carry [\".whl\", \".demo/a\"]: $(size .whl .demo/a)"
   echo "call B carry [\".demo/b\"]: $(size .demo/b)"
   echo "call C carry [\".demo/c\"]: $(size .demo/c)"
+  [ -d .demo/d ] && echo "call D carry [\".demo/d\"]: $(size .demo/d) (commit $OLD's dflash_nb in .demo/d/old, for profile_step.sh's @.demo/d/old)"
   echo "each under 63.5 MiB (63.85 was refused, 62.7 went)"
 else echo "the tree: $(size /dev/null)"; fi
