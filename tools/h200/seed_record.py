@@ -4,7 +4,7 @@
 
 RUN is the run's folder as `demo_round.sh poll` brings it back (runs/<name>: metrics.jsonl, config.json, summary.json
 and eval/tau_*.json when the run measured its tau), LOG its console log (<name>.log), whose tau bar gives the pooled tau
-after each prompt: kept as `tau_progress`, so a run whose tau was cut short still compares with another on the prompts
+after each prompt it printed (tqdm skips some): kept as `tau_progress`, so a run whose tau was cut short still compares with another on the prompts
 both measured (greedy decoding makes the same tokens for the same prompts; the bar's token counts show it).
 """
 import argparse, json, re, statistics
@@ -16,7 +16,7 @@ TAU_KEEP = ('tau_pooled', 'tau_prompt_mean', 'prompts', 'steps', 'tokens', 'spee
             'histogram', 'per_position')
 
 def tau_progress(log:str):
-    "`[prompts, tokens, pooled tau]` after each prompt of the last tau bar in `log` (the bar's text, carriage returns and all)."
+    "`[prompts, tokens, pooled tau]` at each update of the last tau bar in `log` (the bar's text, carriage returns and all)."
     rows = {}
     for m in re.finditer(r'tau:\s+\d+%\|[^|]*\|\s*(\d+)/(\d+) \[[^\]]*?(\d+) tokens, [\d.]+ tok/s, tau ([\d.]+) pooled\]', log):
         n, total, tok, tau = int(m[1]), int(m[2]), int(m[3]), float(m[4])
