@@ -8,8 +8,8 @@
 # with @DIR (a folder under the repository root) run the dflash_nb package found in DIR instead of the tree's: the code
 # of another commit side by side with today's in one call, e.g. the step as issue 34 found it (stage.sh's OLD=6952f26
 # puts that commit's package in .demo/d/old, which call D carries):
-#   STEPS=250 PROF=230:6 HARD=200 VARIANTS="issue34:@.demo/d/old|today:" bash tools/h200/profile_step.sh Each line of progress
-# goes to $OUT/progress.txt as it happens: print it, do not pipe this script through tail (a call killed at its limit
+#   STEPS=250 PROF=230:6 HARD=200 VARIANTS="issue34:@.demo/d/old|today:" bash tools/h200/profile_step.sh
+# Each line of progress goes to $OUT/progress.txt as it happens: print it, do not pipe this script through tail (a call killed at its limit
 # returns no output from a pipe that never ended). HARD bounds each variant (SIGKILL 20 s after the SIGTERM).
 # DRY=1 DRY_TARGET=FOLDER: the same on a CPU with a tiny target (a check of this script, not a measurement).
 set -u
