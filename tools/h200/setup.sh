@@ -27,6 +27,8 @@ mkdir -p "$HOME/dflash-data"
 for f in data_samples/*.gz data_samples/*.npy data_samples/*.jsonl .demo/*/*.gz .demo/*/*.npy .demo/*/*.jsonl; do
   [ -f "$f" ] && cp -n "$f" "$HOME/dflash-data/"; done
 for d in .demo/*/records; do [ -d "$d" ] && rm -rf "$HOME/dflash-records" && cp -r "$d" "$HOME/dflash-records"; done
-[ -d nbs/records ] || { [ -d "$HOME/dflash-records" ] && cp -r "$HOME/dflash-records" nbs/records; }
+# merged into what the tree holds (it held an nbs/records folder without the files on 2026-12-04: a plain "copy when
+# absent" left the suite's notebooks without their records)
+[ -d "$HOME/dflash-records" ] && mkdir -p nbs/records && cp -rn "$HOME/dflash-records/." nbs/records/ 2>/dev/null
 for f in "$HOME"/dflash-data/*; do [ -f "$f" ] && [ ! -f "data_samples/$(basename "$f")" ] && cp "$f" data_samples/; done
 python3 -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, torch.cuda.get_device_name(0))"
