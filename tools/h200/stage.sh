@@ -10,8 +10,9 @@
 #                                         #            (profile_step.sh's @.demo/d/old variant)  call D carry [".demo/d"]
 #   bash tools/h200/stage.sh restore      # every data file back as committed, .demo emptied
 # Nothing runs here between the calls, so each is sent the moment the one before returns (a machine is given back about
-# 30 s after a call ends: 2026-12-04 lost one between A and B while `stage.sh B` ran here). setup.sh keeps what each
-# call brought, so the machine has every file of the calls so far.
+# 30 s after a call ends: 2026-12-04 lost one between A and B while `stage.sh B` ran here, and the next lease lost one
+# there again with nothing run here: read each reply's `warm`, and repeat call A when it is false). setup.sh keeps what
+# each call brought, so the machine has every file of the calls so far.
 # Defaults: A_DATA = the third answer file (A: about 61 MiB), B_DATA = the first two (B: about 62 MiB): what training
 # and the seeds read. The GPU test suite needs chitchat_prompts.jsonl, chitchat_train.jsonl.gz,
 # chitchat_train_ctx1.jsonl.gz and reference_lengths.npy too (00_data, 00a_regen, 00c_answers, 01_buckets, 05_layout,
