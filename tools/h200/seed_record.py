@@ -1,4 +1,4 @@
-"""One demo run of a GPU round as a record for nbs/records/: its config, step figures, tau and every tenth step.
+"""One demo run of a GPU round as a record for nbs/records/: its config, step figures, tau, its startup and every tenth step.
 
     python tools/h200/seed_record.py RUN LOG OUT.json --date 2026-12-04 --command "..." --what "..."
 
@@ -24,6 +24,15 @@ def tau_progress(log:str):
         rows[n] = [n, tok, tau]
     return [rows[k] for k in sorted(rows)]
 
+def startup(run:Path, log:str) -> dict:
+    "Where the clock went before the training loop: the tokenizing bar's last time, the preflight's seconds (the log), the loop's seconds (ranks/rank0.json)."
+    tok = re.findall(r'tokenizing: 100%\|[^|]*\|[^\[]*\[(\d+):(\d+)<', log)
+    pre = re.findall(r'Preflight passed on rank 0 \([^)]*\) in ([\d.]+)s', log)
+    r0 = run / 'ranks' / 'rank0.json'
+    loop = json.loads(r0.read_text()).get('loop_s') if r0.exists() else None
+    return dict(tokenize_s=60 * int(tok[-1][0]) + int(tok[-1][1]) if tok else None, preflight_s=float(pre[-1]) if pre else None,
+                loop_s=round(loop, 1) if loop is not None else None)
+
 def record(run:Path, log:Path, **meta):
     "The record of the run in folder `run` with console log `log`; `meta` (date, command, what, ...) goes first."
     rows = [json.loads(l) for l in (run / 'metrics.jsonl').read_text().splitlines() if l.strip()]
@@ -42,7 +51,7 @@ def record(run:Path, log:Path, **meta):
                last={k: steps[-1][k] for k in ('loss', 'acc', 'accept_len', 'progress')},
                last200={k: round(statistics.mean(r[k] for r in steps[-200:]), 4) for k in ('loss', 'acc', 'accept_len', 'tokens')},
                tau={k: v for k, v in json.loads(taus[-1].read_text()).items() if k in TAU_KEEP} if taus else None,
-               tau_progress=tau_progress(log.read_text(errors='replace')),
+               tau_progress=tau_progress(log.read_text(errors='replace')), startup=startup(run, log.read_text(errors='replace')),
                steps_thinned=[{k: round(r[k], 5) if isinstance(r[k], float) else r[k]
                                for k in ('step', 'loss', 'acc', 'accept_len', 'lr', 'wall_s', 'progress', 'epoch')}
                               for r in steps if r['step'] <= 3 or r['step'] % 10 == 0])
