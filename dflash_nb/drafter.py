@@ -623,12 +623,22 @@ def _compile_layers(self, shapes:str='auto', flex_tile:str='auto', dynamic:bool|
 DFlashDrafter.compile_layers = _compile_layers
 
 # %% ../nbs/03_drafter.ipynb #25301615
+def _crop_refusal(layer, remove:int):
+    "Why `layer.crop` cannot take its last `remove` tokens off exactly, or None: transformers' flag (5.17-5.24), else (5.25 on) too few recorded recurrent states."
+    if getattr(layer, 'is_croppable', True) is False: return 'is_croppable is False: a recurrent state keeps the cropped tokens'
+    init = getattr(layer, 'is_recurrent_states_initialized', None) or {}
+    if not any(init.values() if isinstance(init, dict) else init): return None   # keys and values, or conv states only
+    if not getattr(layer, 'record_past', False): return 'its past is not recorded (activate_past_recording)'
+    kept = max(map(len, getattr(layer, 'recurrent_states_history', {}).values()), default=0)
+    return None if remove <= kept else f"{kept} recurrent states recorded, {remove} tokens to remove"
+
 def crop_cache(cache, length:int):
     "Crop a transformers cache back to its first `length` positions (negative form: works across transformers versions); a cache `crop` cannot put back as it was is refused."
-    remove = cache.get_seq_length() - length
-    if remove > 0 and getattr(cache, 'is_croppable', True) is False:   # transformers' flag: False over a recurrent state
-        bad = [f"{i} ({type(l).__name__})" for i, l in enumerate(getattr(cache, 'layers', [])) if getattr(l, 'is_croppable', True) is False]
-        raise ValueError(f"crop_cache: cache layers {', '.join(bad)} cannot be rolled back by crop (is_croppable is False: a recurrent state keeps the cropped tokens)")
+    remove = int(cache.get_seq_length()) - length
+    why = {i: w for i, l in enumerate(getattr(cache, 'layers', [])) if (w := _crop_refusal(l, remove)) and remove > 0}
+    if why:
+        first = next(iter(why.values()))
+        raise ValueError(f"crop_cache: cache layers {', '.join(f'{i} ({type(cache.layers[i]).__name__})' for i in why)} cannot be rolled back by crop ({first})")
     if remove > 0: cache.crop(-remove)
     return cache
 

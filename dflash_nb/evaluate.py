@@ -4,16 +4,16 @@
 
 # %% ../nbs/07_eval.ipynb #46e8c0ac
 from __future__ import annotations
-import math, os, time
+import inspect, math, os, time
 from dataclasses import dataclass, field
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['PROTOCOLS', 'draft_settings', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'draft_block',
-           'rollback_layers', 'snapshot_states', 'restore_states', 'speculative_generate', 'encode_prompt',
-           'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position']
+__all__ = ['PROTOCOLS', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats',
+           'draft_block', 'rollback_layers', 'snapshot_states', 'restore_states', 'speculative_generate',
+           'encode_prompt', 'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position']
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
@@ -50,16 +50,27 @@ def _full_kv_layers(cache):
         if getattr(l, 'is_sliding', False) and not _has_state(l): cache.layers[i] = DynamicLayer()
     return cache
 
+# %% ../nbs/07_eval.ipynb #7ae2a31b
+def _takes_keep(f) -> bool:
+    "Whether `activate_past_recording` `f` takes `recurrent_states_to_keep` (transformers 5.25 on: by name, or `**kwargs` passed on to the layers)."
+    ps = inspect.signature(f).parameters.values()
+    return any(p.name == 'recurrent_states_to_keep' or p.kind is p.VAR_KEYWORD for p in ps)
+
+def record_past(cache, keep:int=16):
+    "Turn on `cache`'s past recording, keeping the last `keep` recurrent states where transformers can (the most tokens one `crop` removes)."
+    f = getattr(cache, 'activate_past_recording', None)
+    if f is not None: f(recurrent_states_to_keep=keep) if _takes_keep(f) else f()
+    return cache
+
 # %% ../nbs/07_eval.ipynb #7ae2a321
-def make_cache(config=None) -> DynamicCache:
-    "A croppable `DynamicCache` shaped by `config` (a transformers config, or one with `get_text_config`), sliding layers full; else a plain one."
+def make_cache(config=None, keep:int=16) -> DynamicCache:
+    "A croppable `DynamicCache` shaped by `config` (a transformers config, or one with `get_text_config`), sliding layers full; else a plain one; `keep`: see `record_past`."
     cache = None
     if isinstance(config, PretrainedConfig) or hasattr(config, 'get_text_config'):
         try: cache = DynamicCache(config=config if isinstance(config, PretrainedConfig) else config.get_text_config())
         except Exception: cache = None
     cache = _full_kv_layers(DynamicCache() if cache is None else cache)
-    if hasattr(cache, 'activate_past_recording'): cache.activate_past_recording()
-    return cache
+    return record_past(cache, keep)
 
 # %% ../nbs/07_eval.ipynb #bc92c8f0
 def tapped_hidden(hidden_states, layer_ids) -> torch.Tensor:
@@ -332,7 +343,7 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
     ids = _as_prompt_ids(input_ids)
     S = ids.numel(); st = SpecStats(B, S)
     layer_dev, taps_ids = (_device_of(drafter, dev) if taps else dev), (layer_ids if taps else None)
-    cache, dcache = make_cache(model.config), (make_cache(getattr(drafter, 'config', None)) if taps and drafter_cache else None)
+    cache, dcache = make_cache(model.config, keep=B), (make_cache(getattr(drafter, 'config', None)) if taps and drafter_cache else None)
     kv = {_cache_kw(model): cache}
     t0 = _now(dev)
     first, ctx = _prefill_first(model, ids, kv, taps_ids, temperature, generator)
