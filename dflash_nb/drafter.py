@@ -635,11 +635,11 @@ def _crop_refusal(layer, remove:int):
 def crop_cache(cache, length:int):
     "Crop a transformers cache back to its first `length` positions (negative form: works across transformers versions); a cache `crop` cannot put back as it was is refused."
     remove = int(cache.get_seq_length()) - length
-    why = {i: w for i, l in enumerate(getattr(cache, 'layers', [])) if (w := _crop_refusal(l, remove)) and remove > 0}
-    if why:
-        first = next(iter(why.values()))
-        raise ValueError(f"crop_cache: cache layers {', '.join(f'{i} ({type(cache.layers[i]).__name__})' for i in why)} cannot be rolled back by crop ({first})")
-    if remove > 0: cache.crop(-remove)
+    if remove <= 0: return cache
+    why = {i: w for i, l in enumerate(getattr(cache, 'layers', [])) if (w := _crop_refusal(l, remove))}
+    if why: raise ValueError(f"crop_cache: cache layers {', '.join(f'{i} ({type(cache.layers[i]).__name__})' for i in why)} "
+                             f"cannot be rolled back by crop ({next(iter(why.values()))})")
+    cache.crop(-remove)
     return cache
 
 # %% ../nbs/03_drafter.ipynb #81cc348d
