@@ -21,6 +21,12 @@ def _scalars(m:dict) -> dict:
     out.update({f'{k}/{i}': x for k, v in m.items() if isinstance(v, list) for i, x in enumerate(v) if num(x)})
     return out
 
+# %% ../nbs/06e_metrics.ipynb #b7e1a002
+def _tb_summary(s:dict):
+    "One TensorBoard `Summary` of a step's scalars `{tag: value}`, each as `add_scalar` writes it (a float32 `simple_value`)."
+    from tensorboard.compat.proto.summary_pb2 import Summary
+    return Summary(value=[Summary.Value(tag=k, simple_value=float(v)) for k, v in s.items()])
+
 # %% ../nbs/06e_metrics.ipynb #1d48430b
 class MetricsLog:
     "Append-only JSONL metrics (flushed every line), plus TensorBoard scalars (when installed) and a W&B run (`wandb`: its `wandb.init` arguments)."
@@ -37,8 +43,7 @@ class MetricsLog:
     def log(self, step:int, **m):
         self.f.write(json.dumps({'step': step, **m}) + '\n'); self.f.flush()
         s = _scalars(m)
-        if self.tb is not None:
-            for k, v in s.items(): self.tb.add_scalar(k, v, step)
+        if self.tb is not None: self.tb._get_file_writer().add_summary(_tb_summary(s), step)   # one event a step
         if self.wb is not None: self.wb.log(s, step=step)
     def summarize(self, d:dict):
         "The run's summary (W&B shows it beside the run); the JSONL log holds steps only."
