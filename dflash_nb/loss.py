@@ -313,16 +313,12 @@ def anchor_width(rows:int, n:int, num_anchors:int, block_size:int, max_tokens:in
 
 # %% ../nbs/03a_loss.ipynb #3be0d0de
 def attention_pairs(anchors, keep, block_size:int, sliding_window:int|None=None, causal:bool|None=None) -> int:
-    "Number of allowed (query, key) pairs of the DFlash mask, without building it."
+    "Number of allowed (query, key) pairs of the DFlash mask, without building it: a sum over the anchors per block position, in integers."
     causal = (sliding_window is not None) if causal is None else causal
-    a = anchors[keep].double()
-    k = torch.arange(block_size, dtype=torch.float64, device=a.device)
-    if sliding_window is None: ctx = a[:, None].expand(-1, block_size)
-    else: ctx = torch.minimum(a[:, None], (sliding_window - 1 - k).clamp(min=0))
-    kk = k[:, None] - k[None, :]                                     # k - k' for the block keys
-    ok = (kk >= 0) if causal else torch.ones_like(kk, dtype=torch.bool)
-    if sliding_window is not None: ok &= kk.abs() < sliding_window
-    return int(ctx.sum() + len(a) * ok.sum())
+    a, w = anchors[keep].long(), sliding_window
+    ctx = a.sum() * block_size if w is None else torch.stack([a.clamp(max=max(w - 1 - k, 0)).sum() for k in range(block_size)]).sum()
+    blk = sum((k >= j or not causal) and (w is None or k - j < w and j - k < w) for k in range(block_size) for j in range(block_size))
+    return int(ctx) + len(a) * blk
 
 # %% ../nbs/03a_loss.ipynb #c4bcb9d4
 def train_step_flops(cfg:DFlashConfig, batch_size:int, seq_len:int, anchors, keep) -> dict:
