@@ -322,6 +322,17 @@ def _keep_block(model, cache, kv, block, start, k, states, snap):
         model(input_ids=block[:k].view(1, k), position_ids=torch.arange(start, start + k, device=block.device).view(1, k),
               use_cache=True, logits_to_keep=1, **kv)
 
+# %% ../nbs/07_eval.ipynb #b7e1a021
+def _crops_exactly(cache, states, B:int) -> bool:
+    "Whether transformers' own crop rolls the recurrent layers `states` back after a block of up to `B` tokens (5.25 on: each keeps `B` states)."
+    keep = getattr(cache, 'get_recurrent_states_to_keep', None)
+    return bool(states) and keep is not None and all(keep(i) >= B for i in states)
+
+def _crop_block(model, cache, kv, block, start, k, states=None, snap=None):
+    "`_keep_block` where `_crops_exactly`: the rejected tokens off by transformers' crop (refused where it cannot undo them); all kept: `crop(0)` trims the recorded conv states."
+    if k < block.numel(): return crop_cache(cache, start + k)
+    cache.crop(0)
+
 # %% ../nbs/07_eval.ipynb #19ef4453
 @torch.inference_mode()
 def speculative_generate(target_model, # transformers causal LM (or a `Target`), eval mode
@@ -348,16 +359,17 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
     t0 = _now(dev)
     first, ctx = _prefill_first(model, ids, kv, taps_ids, temperature, generator)
     states = rollback_layers(cache, model.config)   # layers with a recurrent state (hybrid targets); refuses what cannot roll back
+    keep_block = _crop_block if _crops_exactly(cache, states, B) else _keep_block   # 5.25 on: transformers' crop alone
     new, start = [first], S
     st.stopped, seen = first in stops and not ref, first in stops
     t1 = _now(dev); st.prefill_s = t1 - t0
     while (len(new) <= max_new_tokens if ref else len(new) < max_new_tokens) and not st.stopped:
         block, draft_logits = _propose_block(drafter, model, new[-1], B, mask_id, ctx, start, dcache, layer_dev, temperature, generator)
-        snap = snapshot_states(cache, states) if B > 1 else []
+        snap = snapshot_states(cache, states) if B > 1 and keep_block is _keep_block else []
         a, toks, h = _verify_step(model, block, start, kv, taps_ids, temperature, draft_logits, generator)
         k, st.stopped, seen = _tokens_to_keep(toks, len(new), max_new_tokens, stops, ref, seen)
         new += toks[:k]; st.accepted.append(a); st.committed.append(k)
-        _keep_block(model, cache, kv, block, start, k, states, snap)  # keep block positions start..start+k-1: the committed ones
+        keep_block(model, cache, kv, block, start, k, states, snap)   # keep block positions start..start+k-1: the committed ones
         if taps: ctx = h[:, :k] if drafter_cache else torch.cat([ctx, h[:, :k]], dim=1)
         start += k
     if ref: new = _cut_as_reference(new, max_new_tokens, stops)
