@@ -313,23 +313,24 @@ def anchor_width(rows:int, n:int, num_anchors:int, block_size:int, max_tokens:in
 
 # %% ../nbs/03a_loss.ipynb #3be0d0de
 def attention_pairs(anchors, keep, block_size:int, sliding_window:int|None=None, causal:bool|None=None) -> int:
-    "Number of allowed (query, key) pairs of the DFlash mask, without building it: a sum over the anchors per block position, in integers."
+    "Number of allowed (query, key) pairs of the DFlash mask, without building it: sums over the kept anchors per block position, in integers."
     causal = (sliding_window is not None) if causal is None else causal
-    a, w = anchors[keep].long(), sliding_window
-    ctx = a.sum() * block_size if w is None else torch.stack([a.clamp(max=max(w - 1 - k, 0)).sum() for k in range(block_size)]).sum()
+    w, keep = sliding_window, keep.bool()
+    kept = lambda t: torch.where(keep, t, 0).sum()                   # no boolean indexing: a host tensor's index is slow (06d builds these per micro-batch)
+    ctx = kept(anchors.long()) * block_size if w is None else torch.stack([kept(anchors.long().clamp(max=max(w - 1 - k, 0))) for k in range(block_size)]).sum()
     blk = sum((k >= j or not causal) and (w is None or k - j < w and j - k < w) for k in range(block_size) for j in range(block_size))
-    return int(ctx) + len(a) * blk
+    return int(ctx) + int(keep.sum()) * blk
 
 # %% ../nbs/03a_loss.ipynb #c4bcb9d4
 def train_step_flops(cfg:DFlashConfig, batch_size:int, seq_len:int, anchors, keep) -> dict:
     "Model FLOPs of one forward and one training step (forward + backward) of the drafter and LM head."
     H, I, D, nq, nkv, V = cfg.hidden_size, cfg.intermediate_size, cfg.head_dim, cfg.num_attention_heads, cfg.num_key_value_heads, cfg.vocab_size
     T, C = anchors.numel() * cfg.block_size, batch_size * seq_len
-    layers = 0
+    layers, pairs = 0, {}                                            # pairs per window: counted once per kind of layer
     for lt in cfg.layer_types:
         w = cfg.sliding_window if lt == 'sliding_attention' else None
-        pairs = attention_pairs(anchors, keep, cfg.block_size, w, cfg.is_causal)
-        layers += 4 * T * H * nq * D + 6 * T * H * I + 4 * (C + T) * H * nkv * D + 4 * nq * D * pairs
+        if w not in pairs: pairs[w] = attention_pairs(anchors, keep, cfg.block_size, w, cfg.is_causal)
+        layers += 4 * T * H * nq * D + 6 * T * H * I + 4 * (C + T) * H * nkv * D + 4 * nq * D * pairs[w]
     fc, head = 2 * C * cfg.num_taps * H * H, 2 * anchors.numel() * (cfg.block_size - 1) * H * V
     return dict(forward=layers + fc + head, train=3 * layers + 2 * fc + 2 * head)
 
