@@ -27,6 +27,13 @@ def _tb_summary(s:dict):
     from tensorboard.compat.proto.summary_pb2 import Summary
     return Summary(value=[Summary.Value(tag=k, simple_value=float(v)) for k, v in s.items()])
 
+def _tb_write(tb, s:dict, step:int):
+    "A step's scalars to SummaryWriter `tb` as one event; through `add_scalar`, one event each, where the writer has no `_get_file_writer` (a private method)."
+    fw = getattr(tb, '_get_file_writer', None)
+    if fw is None:
+        for k, v in s.items(): tb.add_scalar(k, v, step)
+    else: fw().add_summary(_tb_summary(s), step)
+
 # %% ../nbs/06e_metrics.ipynb #1d48430b
 class MetricsLog:
     "Append-only JSONL metrics (flushed every line), plus TensorBoard scalars (when installed) and a W&B run (`wandb`: its `wandb.init` arguments)."
@@ -43,7 +50,7 @@ class MetricsLog:
     def log(self, step:int, **m):
         self.f.write(json.dumps({'step': step, **m}) + '\n'); self.f.flush()
         s = _scalars(m)
-        if self.tb is not None: self.tb._get_file_writer().add_summary(_tb_summary(s), step)   # one event a step
+        if self.tb is not None: _tb_write(self.tb, s, step)
         if self.wb is not None: self.wb.log(s, step=step)
     def summarize(self, d:dict):
         "The run's summary (W&B shows it beside the run); the JSONL log holds steps only."
