@@ -315,9 +315,9 @@ def anchor_width(rows:int, n:int, num_anchors:int, block_size:int, max_tokens:in
 def attention_pairs(anchors, keep, block_size:int, sliding_window:int|None=None, causal:bool|None=None) -> int:
     "Number of allowed (query, key) pairs of the DFlash mask, without building it: sums over the kept anchors per block position, in integers."
     causal = (sliding_window is not None) if causal is None else causal
-    w, keep = sliding_window, keep.bool()
+    w, keep, a = sliding_window, keep.bool(), anchors.long()
     kept = lambda t: torch.where(keep, t, 0).sum()                   # no boolean indexing: a host tensor's index is slow (06d builds these per micro-batch)
-    ctx = kept(anchors.long()) * block_size if w is None else torch.stack([kept(anchors.long().clamp(max=max(w - 1 - k, 0))) for k in range(block_size)]).sum()
+    ctx = kept(a) * block_size if w is None else torch.stack([kept(a.clamp(max=max(w - 1 - k, 0))) for k in range(block_size)]).sum()
     blk = sum((k >= j or not causal) and (w is None or k - j < w and j - k < w) for k in range(block_size) for j in range(block_size))
     return int(ctx) + int(keep.sum()) * blk
 

@@ -35,7 +35,7 @@ def startup(run:Path, log:str) -> dict:
 
 def record(run:Path, log:Path, **meta):
     "The record of the run in folder `run` with console log `log`; `meta` (date, command, what, ...) goes first."
-    rows = [json.loads(l) for l in (run / 'metrics.jsonl').read_text().splitlines() if l.strip()]
+    rows, text = [json.loads(l) for l in (run / 'metrics.jsonl').read_text().splitlines() if l.strip()], log.read_text(errors='replace')
     steps = [r for r in rows if 'step_s' in r]
     late = [r for r in steps if r['step'] > 150]
     med = lambda k: statistics.median(r[k] for r in late)
@@ -51,7 +51,7 @@ def record(run:Path, log:Path, **meta):
                last={k: steps[-1][k] for k in ('loss', 'acc', 'accept_len', 'progress')},
                last200={k: round(statistics.mean(r[k] for r in steps[-200:]), 4) for k in ('loss', 'acc', 'accept_len', 'tokens')},
                tau={k: v for k, v in json.loads(taus[-1].read_text()).items() if k in TAU_KEEP} if taus else None,
-               tau_progress=tau_progress(log.read_text(errors='replace')), startup=startup(run, log.read_text(errors='replace')),
+               tau_progress=tau_progress(text), startup=startup(run, text),
                steps_thinned=[{k: round(r[k], 5) if isinstance(r[k], float) else r[k]
                                for k in ('step', 'loss', 'acc', 'accept_len', 'lr', 'wall_s', 'progress', 'epoch')}
                               for r in steps if r['step'] <= 3 or r['step'] % 10 == 0])
