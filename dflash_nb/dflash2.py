@@ -181,7 +181,7 @@ class DFlash2Drafter(DFlashDrafter):
         self.fc = nn.Linear(config.num_taps * H, H, bias=False)
         self.hidden_norm, self.norm = RMSNorm(H, config.rms_norm_eps), RMSNorm(H, config.rms_norm_eps)
         self.candidate_selector = CandidateSelector(H, config.vocab_size, config.selector_rank, config.selector_top_k)
-        self.gradient_checkpointing, self._compiled_layers = False, None
+        self.gradient_checkpointing, self._compiled_layers, self._layer_graphs = False, None, False
         self.reset_parameters()
 
 # %% ../nbs/03d_dflash2.ipynb #b804a3d5
@@ -199,6 +199,7 @@ def _run_layers2(self, h, ctx, cos, sin, training:bool, masks, backend:str, atte
     "DFlash's layer loop, the block length passed to each layer in training (blocks packed one after another)."
     layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
     h, block = grad_like_later_layers(h, layers is self._compiled_layers), self.block_size if training else None
+    if layers is self._compiled_layers and self._layer_graphs: torch.compiler.cudagraph_mark_step_begin()   # as DFlash's loop (03_drafter)
     for layer, plain in zip(layers, self.layers):
         mask = masks[plain.self_attn.layer_type] if training else attention_mask
         args = (h, ctx, cos, sin, mask, backend if training else 'sdpa', None if training else past_key_values, block)

@@ -317,14 +317,17 @@ def _dev_key(device):
     return (d.type, d.index)
 
 # %% ../nbs/03_drafter.ipynb #e15f4074
-def _compile(fn, device, dynamic=True):
-    "torch.compile, fullgraph, with a per-call recompile limit where torch has it (2.12+), else the dynamo setting."
+def _compile_kwargs(device, dynamic=True, graphs:bool=False) -> dict:
+    "`torch.compile`'s arguments: fullgraph, inductor's options for `device`, the recompile limit (per call where torch has it, 2.12+); `graphs`: CUDA graph trees on a GPU."
     kw = dict(fullgraph=True, dynamic=dynamic, options=dict(inductor_options(device)))
     if dynamic is not False and torch.device(device).type == 'cuda':   # torch 2.11: asserts on symbolic sizes (None: after a recompile)
         kw['options']['triton.coalesce_tiling_analysis'] = False
+    if graphs and torch.device(device).type == 'cuda': kw['options']['triton.cudagraphs'] = True   # as mode='reduce-overhead' (options and mode exclude each other)
     if 'recompile_limit' in inspect.signature(torch.compile).parameters: kw['recompile_limit'] = RECOMPILE_LIMIT
     else: torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, RECOMPILE_LIMIT)
-    return torch.compile(fn, **kw)
+    return kw
+
+def _compile(fn, device, dynamic=True, graphs:bool=False): return torch.compile(fn, **_compile_kwargs(device, dynamic, graphs))
 
 # %% ../nbs/03_drafter.ipynb #ebe826b1
 def _default_dynamic(device, shapes:str='auto') -> bool|None:
@@ -523,7 +526,7 @@ class DFlashDrafter(nn.Module):
         self.layers = nn.ModuleList(DFlashDecoderLayer(config, i) for i in range(config.num_hidden_layers))
         self.fc = nn.Linear(config.num_taps * H, H, bias=False)
         self.hidden_norm, self.norm = RMSNorm(H, config.rms_norm_eps), RMSNorm(H, config.rms_norm_eps)
-        self.gradient_checkpointing, self._compiled_layers = False, None
+        self.gradient_checkpointing, self._compiled_layers, self._layer_graphs = False, None, False
         self.reset_parameters()
 
     block_size = property(lambda self: self.config.block_size)
@@ -573,6 +576,7 @@ def _run_layers(self, h, ctx, cos, sin, training:bool, masks, backend:str, atten
     "The decoder layers over the block hidden states `h`: training (masks by layer type) or inference (mask, cache)."
     layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
     h = grad_like_later_layers(h, layers is self._compiled_layers)
+    if layers is self._compiled_layers and self._layer_graphs: torch.compiler.cudagraph_mark_step_begin()   # a new generation of the graph trees' memory
     for layer, plain in zip(layers, self.layers):
         mask = masks[plain.self_attn.layer_type] if training else attention_mask
         args = (h, ctx, cos, sin, mask, backend if training else 'sdpa', None if training else past_key_values)
@@ -612,12 +616,13 @@ def _compute_logits(self, hidden, output_head):
 DFlashDrafter.compute_logits = _compute_logits
 
 # %% ../nbs/03_drafter.ipynb #979a5d6c
-def _compile_layers(self, shapes:str='auto', flex_tile:str='auto', dynamic:bool|None|str='default'):
-    "Compile each decoder layer (fullgraph, per-call recompile limit) for training: sizes as `shapes` says (`_default_dynamic`; `dynamic` overrides), flex's tile as `flex_tile` says (`flex_kernel_options`); inference stays eager."
+def _compile_layers(self, shapes:str='auto', flex_tile:str='auto', dynamic:bool|None|str='default', graphs:bool=False):
+    "Compile each decoder layer (fullgraph, per-call recompile limit) for training: sizes as `shapes` says (`_default_dynamic`; `dynamic` overrides), flex's tile as `flex_tile` says (`flex_kernel_options`), on a GPU as CUDA graphs if `graphs`; inference stays eager."
     dev = self.fc.weight.device
     dynamic = _default_dynamic(dev, shapes) if isinstance(dynamic, str) else dynamic
     for l in self.layers: l.self_attn.flex_options = flex_kernel_options(self.config.head_dim, dev, flex_tile)
-    self._compiled_layers = [_compile(l, dev, dynamic) for l in self.layers]
+    self._layer_graphs = bool(graphs) and dev.type == 'cuda'           # a CPU has no CUDA graphs: the flag does nothing there
+    self._compiled_layers = [_compile(l, dev, dynamic, graphs=self._layer_graphs) for l in self.layers]
     return self
 
 DFlashDrafter.compile_layers = _compile_layers

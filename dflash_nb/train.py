@@ -362,9 +362,9 @@ def _build_drafter(self:Trainer):
     n = sum(p.numel() for p in self.drafter.parameters())
     self.say(f"Drafter: {_kind_line(self.dcfg)}{self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
              f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
-             f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
+             f"{self.layout.drafter_devices}{', layers as CUDA graphs' if c.drafter_graphs else ''} ({time.perf_counter() - t0:.1f}s)")
     if c.attention == 'flex' and c.compile:
-        with self.stop.during('compiling'): self.drafter.compile_layers(c.compile_shapes, flex_tile=c.flex_tile)
+        with self.stop.during('compiling'): self.drafter.compile_layers(c.compile_shapes, flex_tile=c.flex_tile, graphs=c.drafter_graphs)
     loss_mod.CE_KERNEL = c.ce_kernel                                     # the LM head's cross-entropy chunks (03a_loss)
     self.model = self.drafter
     if self.layout_D > 1:
