@@ -53,8 +53,10 @@ def _master_grads(pairs):
 # %% ../nbs/06_train.ipynb #60629467
 class MasterAdamW:
     "AdamW over fp32 master copies of (possibly bf16) trainable parameters."
-    def __init__(self, params, lr=6e-4, betas=(0.9, 0.999), weight_decay=0.0, eps=1e-8):
-        self.params = [p for p in params if p.requires_grad]
+    def __init__(self, params, lr=6e-4, betas=(0.9, 0.999), weight_decay=0.0, eps=1e-8, keep_grads:bool=False):
+        self.params, self.keep_grads = [p for p in params if p.requires_grad], keep_grads
+        if keep_grads:                                    # gradient buffers of their own (`zero_grad`)
+            for p in self.params: p.grad = torch.zeros_like(p) if p.grad is None else p.grad
         self.master = [p if p.dtype == torch.float32 else p.detach().float().clone().requires_grad_(True) for p in self.params]
         fused = all(p.is_cuda for p in self.master) or None
         self.opt = torch.optim.AdamW(self.master, lr=lr, betas=betas, weight_decay=weight_decay, eps=eps, fused=fused)
@@ -89,7 +91,11 @@ class MasterAdamW:
         return norm
 
     def zero_grad(self):
-        for p, m in zip(self.params, self.master): p.grad = None; m.grad = None
+        "Drop the gradients; with `keep_grads` zero them in place: backward adds into buffers of their own, as CUDA graph trees need (`--drafter-graphs`: a `.grad` taken from a graph's memory is overwritten by its next replay, the next micro-batch's)."
+        if self.keep_grads: torch._foreach_zero_([p.grad for p in self.params if p.grad is not None])
+        for p, m in zip(self.params, self.master):
+            if not self.keep_grads: p.grad = None
+            if m is not p: m.grad = None
 
     def state_dict(self): return self.opt.state_dict()
     def load_state_dict(self, sd): self.opt.load_state_dict(sd)
@@ -371,7 +377,7 @@ def _build_drafter(self:Trainer):
         from torch.nn.parallel import DistributedDataParallel as DDP
         self.model = DDP(self.drafter, device_ids=[self.device.index] if self.device.type == 'cuda' else None,
                          process_group=self.drafter_group, broadcast_buffers=False)
-    self.opt = MasterAdamW(self.drafter.parameters(), lr=c.lr, weight_decay=c.weight_decay)
+    self.opt = MasterAdamW(self.drafter.parameters(), lr=c.lr, weight_decay=c.weight_decay, keep_grads=c.drafter_graphs)
 
 # %% ../nbs/06_train.ipynb #d1b4992d
 def _load_target(self:Trainer):
