@@ -1,7 +1,8 @@
 # Profile the demo step in a few variants, one after the other, alone on the GPU (issue 34): each variant is a short
 # run of README's first command (STEPS steps on the first RECORDS conversations, no tau) with --profile-steps PROF, the
 # compile cache shared. Brings back $OUT/prof.tar.gz: per variant its log, metrics.jsonl and profile/ (summary.txt:
-# kernel time by phase and the top kernels; headline.json; syncs.txt; trace.json.gz for Perfetto, about 2.5 MB each).
+# kernel time by phase and the top kernels; headline.json; syncs.txt; gaps.txt: where the GPU waited, tools/h200/trace_gaps.py;
+# trace.json.gz for Perfetto, about 2.5 MB each).
 #   source tools/h200/setup.sh > /tmp/setup.log 2>&1
 #   VARIANTS="default:|sdpa:--attention sdpa|c512:--chunk-blocks 512" bash tools/h200/profile_step.sh
 # A variant is NAME:FLAGS (FLAGS after the recipe's, so they win); variants are separated by '|'. FLAGS that start
@@ -31,7 +32,8 @@ for v in "${VS[@]}"; do
   rc=$?; echo "== $name (${flags:-defaults}): rc=$rc in $(( $(date +%s) - t0 )) s" | tee -a "$O/progress.txt"
   mkdir -p "$W/out/$name"; cp "$W/$name.log" "$d/metrics.jsonl" "$W/out/$name/" 2>/dev/null
   cp "$d"/profile/summary.txt "$d"/profile/headline.json "$d"/profile/syncs.txt "$W/out/$name/" 2>/dev/null
-  [ -f "$d/profile/trace.json" ] && gzip -c "$d/profile/trace.json" > "$W/out/$name/trace.json.gz"
+  [ -f "$d/profile/trace.json" ] && gzip -c "$d/profile/trace.json" > "$W/out/$name/trace.json.gz" && \
+    python3 "$ROOT/tools/h200/trace_gaps.py" "$d/profile/trace.json" --top 12 > "$W/out/$name/gaps.txt" 2>&1   # where the GPU waited
   head -2 "$d/profile/summary.txt" 2>/dev/null || tail -5 "$W/$name.log"
   grep -a '^done' "$W/$name.log" | tail -1
   tar czf "$O/prof.tar.gz" -C "$W/out" .     # after every variant: a call cut short still brings back the variants done

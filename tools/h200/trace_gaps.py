@@ -57,7 +57,9 @@ def main():
     p.add_argument('--steps', type=int, default=None, help='profiled steps, to print per-step figures (default: the number of step/drafter annotations)')
     a = p.parse_args(); ev = load(a.trace)
     n = a.steps or sum(1 for e in ev if e.get('cat') == 'user_annotation' and e.get('name') == 'step/drafter') or 1
-    span, busy, out = gaps(ev); kinds, where = explain(ev, out)
+    span, busy, out = gaps(ev)
+    if not busy: print(f'{n} steps profiled: {span / 1e3 / n:.1f} ms a step, no GPU activity in this trace (a CPU run?)'); return
+    kinds, where = explain(ev, out)
     print(f"{n} steps profiled: {span / 1e3 / n:.1f} ms a step, GPU busy {busy / 1e3 / n:.1f} ms ({busy / span:.0%}), idle {(span - busy) / 1e3 / n:.1f} ms in {len(out) / n:.0f} gaps a step")
     size = collections.Counter()
     for g, _, _ in out: size['<20 us' if g < 20 else '20-200 us' if g < 200 else '0.2-1 ms' if g < 1000 else '>=1 ms'] += g
