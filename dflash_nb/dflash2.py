@@ -21,7 +21,7 @@ __all__ = ['DFLASH2_KEYS', 'UNARY_KEYS', 'DFLASH2_PY', 'DFlash2Config', 'unary_f
            'published_27b_config', 'benchmark_dflash2']
 
 # %% ../nbs/03d_dflash2.ipynb #64c50bf2
-from .drafter import DFlashConfig, DFlashDrafter, DFlashDecoderLayer, RMSNorm, grad_like_later_layers
+from .drafter import DFlashConfig, DFlashDrafter, DFlashDecoderLayer, RMSNorm
 
 # %% ../nbs/03d_dflash2.ipynb #7284f2ae
 DFLASH2_KEYS = ('conv_kernel_size', 'conv_group_size', 'selector_rank', 'selector_top_k')
@@ -197,9 +197,7 @@ DFlash2Drafter.reset_parameters = _reset2
 # %% ../nbs/03d_dflash2.ipynb #a64e3cc8
 def _run_layers2(self, h, ctx, cos, sin, training:bool, masks, backend:str, attention_mask, past_key_values):
     "DFlash's layer loop, the block length passed to each layer in training (blocks packed one after another)."
-    layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
-    h, block = grad_like_later_layers(h, layers is self._compiled_layers), self.block_size if training else None
-    if layers is self._compiled_layers and self._layer_graphs: torch.compiler.cudagraph_mark_step_begin()   # as DFlash's loop (03_drafter)
+    (layers, h), block = self._layers_to_run(h, training), self.block_size if training else None
     for layer, plain in zip(layers, self.layers):
         mask = masks[plain.self_attn.layer_type] if training else attention_mask
         args = (h, ctx, cos, sin, mask, backend if training else 'sdpa', None if training else past_key_values, block)

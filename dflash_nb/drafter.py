@@ -572,11 +572,15 @@ def _training_inputs(self, anchors, keep, h, B:int, S:int, backend:str, masks:di
 DFlashDrafter._training_inputs = _training_inputs
 
 # %% ../nbs/03_drafter.ipynb #055bb350
+def _layers_to_run(self, h, training:bool):
+    "The layers a call runs (the compiled ones in training, where compiled) and `h` as they take it; where they are CUDA graphs, a new generation of the graph trees' memory."
+    layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
+    if layers is self._compiled_layers and self._layer_graphs: torch.compiler.cudagraph_mark_step_begin()
+    return layers, grad_like_later_layers(h, layers is self._compiled_layers)
+
 def _run_layers(self, h, ctx, cos, sin, training:bool, masks, backend:str, attention_mask, past_key_values):
     "The decoder layers over the block hidden states `h`: training (masks by layer type) or inference (mask, cache)."
-    layers = self._compiled_layers if (training and self._compiled_layers) else self.layers
-    h = grad_like_later_layers(h, layers is self._compiled_layers)
-    if layers is self._compiled_layers and self._layer_graphs: torch.compiler.cudagraph_mark_step_begin()   # a new generation of the graph trees' memory
+    layers, h = self._layers_to_run(h, training)
     for layer, plain in zip(layers, self.layers):
         mask = masks[plain.self_attn.layer_type] if training else attention_mask
         args = (h, ctx, cos, sin, mask, backend if training else 'sdpa', None if training else past_key_values)
@@ -585,7 +589,7 @@ def _run_layers(self, h, ctx, cos, sin, training:bool, masks, backend:str, atten
         else: h = layer(*args)
     return h
 
-DFlashDrafter._run_layers = _run_layers
+DFlashDrafter._layers_to_run, DFlashDrafter._run_layers = _layers_to_run, _run_layers
 
 # %% ../nbs/03_drafter.ipynb #a34f0051
 def grad_like_later_layers(h, compiled:bool):
