@@ -53,7 +53,6 @@ class TrainConfig:
     flex_tile: str = _opt('auto', "flex attention's forward tile on a GPU: 'auto' (BLOCK_M 128 x BLOCK_N 64, 8 warps, on Hopper with heads of at most 64, where torch's own 4-warp 128 x 128 tile ran 2.3x slower; torch's choice elsewhere), 'torch', or 'BLOCK_M,BLOCK_N,warps,stages'")
     ce_kernel: str = _opt('auto', "the LM head's cross-entropy chunks: 'auto' (on a GPU our two Triton kernels where Triton is installed, 1.8x faster than inductor's fused chunk on the H200, else inductor's; eager on the CPU), 'triton', 'inductor' or 'eager'")
     compile_shapes: str = _opt('auto', "on a GPU, which sizes the drafter's compiled layers keep symbolic: 'auto' (torch's automatic dynamic: static first, a size that changes goes symbolic after one recompile; the block size stays a constant, and flex ran 2x faster so) or 'dynamic' (every size symbolic from the start)")
-    drafter_graphs: bool = _opt(False, "on a GPU, the drafter's compiled layers as CUDA graphs (inductor's graph trees: one recording per set of sizes, forward and backward each replayed with one launch, where the demo's trace showed the GPU idle while the host ran each layer's wrapper); needs --attention flex; not yet measured against the default (08_bench)")
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
     drafter: str = _opt('dflash', "drafter kind: 'dflash', or 'dflash2' (DFlash plus grouped dynamic causal convolutions in every layer and a candidate selector after the LM head: 03d_dflash2)")
     conv_kernel: int = _opt(2, "dflash2: taps K of each causal convolution, 1 <= K <= --block-size")
@@ -335,7 +334,6 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.flex_tile in ('auto', 'torch') or re.fullmatch(r'[1-9]\d*(,[1-9]\d*){3}', cfg.flex_tile) is not None, 'flex_tile',
                "use auto, torch or four positive integers BLOCK_M,BLOCK_N,warps,stages (e.g. 128,64,8,3)"),
               (cfg.compile_shapes in ('auto', 'dynamic'), 'compile_shapes', "use auto or dynamic"),
-              (not cfg.drafter_graphs or (cfg.attention == 'flex' and cfg.compile), 'drafter_graphs', "graphs the compiled flex layers: needs --attention flex (a GPU) and --compile"),
               (cfg.ce_kernel in ('auto', 'triton', 'inductor', 'eager'), 'ce_kernel', "use auto, triton, inductor or eager"),
               (cfg.target_attn in ('auto', 'sdpa', 'eager', 'flex_attention'), 'target_attn', "use auto, sdpa, eager or flex_attention"),
               (not (cfg.attention == 'flex' and cpu), 'attention', "flex has no backward on CPU: use sdpa there"),

@@ -91,7 +91,7 @@ class MasterAdamW:
         return norm
 
     def zero_grad(self):
-        "Drop the gradients; with `keep_grads` zero them in place: backward adds into buffers of their own, as CUDA graph trees need (`--drafter-graphs`: a `.grad` taken from a graph's memory is overwritten by its next replay, the next micro-batch's)."
+        "Drop the gradients; with `keep_grads` zero them in place: backward adds into buffers of their own, as CUDA graph trees need (`compile_layers(graphs=True)`, `03_drafter`: a `.grad` taken from a graph's memory is overwritten by its next replay, the next micro-batch's)."
         if self.keep_grads: torch._foreach_zero_([p.grad for p in self.params if p.grad is not None])
         for p, m in zip(self.params, self.master):
             if not self.keep_grads: p.grad = None
@@ -368,16 +368,16 @@ def _build_drafter(self:Trainer):
     n = sum(p.numel() for p in self.drafter.parameters())
     self.say(f"Drafter: {_kind_line(self.dcfg)}{self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
              f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
-             f"{self.layout.drafter_devices}{', layers as CUDA graphs' if c.drafter_graphs else ''} ({time.perf_counter() - t0:.1f}s)")
+             f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
     if c.attention == 'flex' and c.compile:
-        with self.stop.during('compiling'): self.drafter.compile_layers(c.compile_shapes, flex_tile=c.flex_tile, graphs=c.drafter_graphs)
+        with self.stop.during('compiling'): self.drafter.compile_layers(c.compile_shapes, flex_tile=c.flex_tile)
     loss_mod.CE_KERNEL = c.ce_kernel                                     # the LM head's cross-entropy chunks (03a_loss)
     self.model = self.drafter
     if self.layout_D > 1:
         from torch.nn.parallel import DistributedDataParallel as DDP
         self.model = DDP(self.drafter, device_ids=[self.device.index] if self.device.type == 'cuda' else None,
                          process_group=self.drafter_group, broadcast_buffers=False)
-    self.opt = MasterAdamW(self.drafter.parameters(), lr=c.lr, weight_decay=c.weight_decay, keep_grads=c.drafter_graphs)
+    self.opt = MasterAdamW(self.drafter.parameters(), lr=c.lr, weight_decay=c.weight_decay)
 
 # %% ../nbs/06_train.ipynb #d1b4992d
 def _load_target(self:Trainer):
