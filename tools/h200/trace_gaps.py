@@ -9,7 +9,7 @@ streams, and lists each gap where none ran. A gap whose next GPU op was launched
 stream). Host-late gaps are summed by the step phase (`step/...` annotation) and the innermost host op that launched the
 op ending the gap. The profiler's own stalls (`Activity Buffer Request`) are counted apart: they are not the step's.
 """
-import argparse, collections, gzip, json
+import argparse, bisect, collections, gzip, json
 
 def load(path):
     t = json.load(gzip.open(path) if str(path).endswith('.gz') else open(path))
@@ -35,7 +35,6 @@ def explain(ev, out, min_us=20.):
     stalls = [e for e in ev if e.get('cat') == 'overhead' and e.get('name') == 'Activity Buffer Request']
     starts = [e['ts'] for e in ops]
     def innermost(ts, tid):
-        import bisect
         best = None
         for e in ops[max(0, bisect.bisect_right(starts, ts) - 400):bisect.bisect_right(starts, ts)]:
             if e.get('tid') == tid and e['ts'] <= ts <= e['ts'] + e['dur']: best = e
