@@ -11,7 +11,7 @@ import argparse, json, re, statistics
 from pathlib import Path
 
 KEEP = ('draft_layers', 'num_anchors', 'max_tokens', 'max_length', 'lr', 'warmup_ratio', 'time_limit_min', 'loss',
-        'drafter', 'capture_ahead', 'async_step', 'target_graphs', 'compile_shapes', 'ce_kernel', 'flex_tile', 'seed')
+        'gamma', 'drafter', 'capture_ahead', 'async_step', 'target_graphs', 'compile_shapes', 'ce_kernel', 'flex_tile', 'seed')
 TAU_KEEP = ('tau_pooled', 'tau_prompt_mean', 'prompts', 'steps', 'tokens', 'speedup', 'identical', 'max_new_tokens',
             'histogram', 'per_position')
 
