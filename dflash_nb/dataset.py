@@ -205,23 +205,25 @@ def _result(fut, flag=None):
     return fut.result()
 
 def _pool_chunks(chunks:list, num_proc:int, tokenizer, kw):
-    "Each chunk tokenized by a pool of `num_proc` processes, in order; a worker that dies raises `WorkerDied(how, i, j)` (chunks `i` to `j` in flight); no worker outlives it."
+    "Each chunk tokenized by a pool of `num_proc` processes, in order; a worker that dies raises `WorkerDied(how, i, j)` (chunks `i` to `j` handed to the pool and not yet back), found at a wait or at a hand-over; no worker outlives it."
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
     ctx = mp.get_context('fork' if 'fork' in mp.get_all_start_methods() else 'spawn')
     with _stops_polled() as flag:                      # from the pool's start to its end: a signal is raised by _result
         ex = ProcessPoolExecutor(num_proc, mp_context=ctx, initializer=_init_worker, initargs=(tokenizer, kw))
-        todo, flight, done, procs = iter(enumerate(chunks)), collections.deque(), False, {}
+        todo, flight, done, procs, i = iter(enumerate(chunks)), collections.deque(), False, {}, 0
+        def send(n):                                   # the next n chunks to the pool, its workers noted as they start
+            for j, c in itertools.islice(todo, n):
+                try: flight.append((j, ex.submit(_work, c)))
+                finally: procs.update(ex._processes or {})
         try:
-            for i, c in itertools.islice(todo, 2 * num_proc): flight.append((i, ex.submit(_work, c)))
-            procs = dict(ex._processes or {})
-            while flight:
-                i, fut = flight.popleft()
-                try: r = _result(fut, flag)
-                except BrokenProcessPool: raise WorkerDied(_how_ended(procs), i, flight[-1][0] if flight else i) from None
-                flight.extend((j, ex.submit(_work, c)) for j, c in itertools.islice(todo, 1))
-                yield r
+            try:                                       # a dead worker breaks the pool: seen at a wait, or at a hand-over (CI, a loaded machine)
+                send(2 * num_proc)
+                while flight:
+                    r = _result(flight[0][1], flag); i = flight.popleft()[0]; send(1)
+                    yield r
+            except BrokenProcessPool: raise WorkerDied(_how_ended(procs), *((flight[0][0], flight[-1][0]) if flight else (i, i))) from None
             done = True
         finally:
             if not done:                               # a signal, an error, a dead worker: no worker is left behind
