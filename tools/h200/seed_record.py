@@ -33,6 +33,19 @@ def startup(run:Path, log:str) -> dict:
     return dict(tokenize_s=60 * int(tok[-1][0]) + int(tok[-1][1]) if tok else None, preflight_s=float(pre[-1]) if pre else None,
                 loop_s=round(loop, 1) if loop is not None else None)
 
+def done_tau(log:str):
+    "The tau of the run's console line `done: ... tau_pooled=..., tau_prompt_mean=..., speedup=...` (rounded as printed), or None."
+    m = re.findall(r'^done: .*', log.replace('\r', '\n'), re.M)
+    kv = dict(re.findall(r'(\w+)=([\d.]+)(?:,|$)', m[-1])) if m else {}
+    if 'tau_pooled' not in kv: return None
+    return dict({k: float(kv[k]) for k in ('tau_pooled', 'tau_prompt_mean', 'speedup') if k in kv},
+                source="the run's console line `done: ...`, rounded as printed (its eval/tau_*.json did not come back)")
+
+def acc_pos(steps:list, last:int=1000):
+    "The training accuracy of each draft position, averaged over the last `last` steps (rows that carry `acc_pos`)."
+    rows = [r['acc_pos'] for r in steps if r.get('acc_pos') and r['step'] > steps[-1]['step'] - last]
+    return [round(statistics.mean(col), 4) for col in zip(*rows)] if rows else None
+
 def record(run:Path, log:Path, **meta):
     "The record of the run in folder `run` with console log `log`; `meta` (date, command, what, ...) goes first."
     rows, text = [json.loads(l) for l in (run / 'metrics.jsonl').read_text().splitlines() if l.strip()], log.read_text(errors='replace')
@@ -50,11 +63,14 @@ def record(run:Path, log:Path, **meta):
                lr_peak=peak, first_step_at_peak=next(r['step'] for r in steps if r['lr'] >= peak * (1 - 1e-6)),
                last={k: steps[-1][k] for k in ('loss', 'acc', 'accept_len', 'progress')},
                last200={k: round(statistics.mean(r[k] for r in steps[-200:]), 4) for k in ('loss', 'acc', 'accept_len', 'tokens')},
-               tau={k: v for k, v in json.loads(taus[-1].read_text()).items() if k in TAU_KEEP} if taus else None,
+               acc_pos_last1000=acc_pos(steps),
+               tau={k: v for k, v in json.loads(taus[-1].read_text()).items() if k in TAU_KEEP} if taus else done_tau(text),
                tau_progress=tau_progress(text), startup=startup(run, text),
                steps_thinned=[{k: round(r[k], 5) if isinstance(r[k], float) else r[k]
                                for k in ('step', 'loss', 'acc', 'accept_len', 'lr', 'wall_s', 'progress', 'epoch')}
                               for r in steps if r['step'] <= 3 or r['step'] % 10 == 0])
+    if rec['tau'] and 'source' in rec['tau'] and rec['tau_progress']:   # the tau bar's last row: its prompts and tokens
+        rec['tau'].update(prompts=rec['tau_progress'][-1][0], tokens=rec['tau_progress'][-1][1])
     return rec
 
 if __name__ == '__main__':
