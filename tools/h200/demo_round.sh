@@ -19,7 +19,7 @@
 # start, UNTIL=mt32k_s0 for the poll (2026-12-04: its tau was cut at 44 of 100 prompts by the end of the call and the
 # lease: a seed and its tau need about 560 s of one call).
 # A poll copies the UNTIL run's folder (eval/tau_*.json with it) even with no SEED_NAME set (2026-12-04: a second
-# poll of only UNTIL=g4_s0 fetched the run's end but not its tau record, copied only for names in the lists below).
+# poll of only UNTIL=g4_s0 fetched the run's end but not its tau record, copied only for the names listed in poll).
 # Phases (PHASES, default "screen_loss ab"; they run in the order below whatever the order in PHASES), each alone on the GPU:
 #   speed  08_bench's issue-34 cells (about 5 minutes): the demo step with --no-async-step and --async-step side by side
 #          (steps/s, GPU busy, launches and syncs per step), and the 8B-shaped step in a 40-step run (tokens/s, MFU, peak
@@ -66,13 +66,14 @@ poll)
   end=$(( $(date +%s) + ${2:-500} ))
   while [ ! -f $P/DONE ] && [ $(date +%s) -lt $end ] && { [ -z "${UNTIL:-}" ] || [ ! -f $HOME/$UNTIL/summary.json ]; }; do sleep 5; done
   cat $P/pipeline.log 2>/dev/null
-  for s in seed0 seed1 ${SEED_NAME:+${SEED_NAME}0 ${SEED_NAME}1} ${UNTIL:-} screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do d=$HOME/$s; [ -d $d ] || continue
+  RUNS=$(printf '%s\n' seed0 seed1 ${SEED_NAME:+${SEED_NAME}0 ${SEED_NAME}1} ${UNTIL:-} screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1 | awk '!seen[$0]++')   # UNTIL may repeat a name above
+  for s in $RUNS; do d=$HOME/$s; [ -d $d ] || continue
     mkdir -p $P/runs/$s; cp -r $d/summary.json $d/metrics.jsonl $d/eval $d/config.json $d/ranks $P/runs/$s/ 2>/dev/null; done
   tar czf $OUT/round.tar.gz -C $P --exclude='./regen/*.jsonl.gz' --exclude='./regen/.parts*' . 2>/dev/null
   [ -d $P/bench ] && { mkdir -p $OUT/bench; cp $P/bench/bench.json $P/bench/bench.png $P/bench/table.md $OUT/bench/ 2>/dev/null; cp $P/08_bench.ipynb $OUT/ 2>/dev/null; }
   for n in chitchat_train_greedy_d chitchat_train_ctx1_greedy chitchat_train_t0.7_s0; do
     [ -f $P/regen/$n.json ] && cp $P/regen/$n.jsonl.gz $P/regen/$n.json $OUT/; done
-  for f in seed0 seed1 ${SEED_NAME:+${SEED_NAME}0 ${SEED_NAME}1} ${UNTIL:-} screen_base screen_ctx screen_sampled sl_decay_s0 sl_decay_s1 sl_dpace_s0 sl_dpace_s1; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
+  for f in $RUNS; do [ -f $P/$f.log ] && { echo "== $f"; grep -v USDT $P/$f.log | tr '\r' '\n' | grep -E "^done|tau |Error|error" | tail -4; }; done
   [ -f $P/DONE ] && echo "round done" || echo "round still running"; exit 0 ;;
 run) ;;
 *) echo "usage: bash tools/h200/demo_round.sh start | [UNTIL=RUN] poll [SECS]"; exit 2 ;;
