@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 __all__ = ['write_jsonl', 'regenerate', 'chitchat_prompts', 'chitchat_split']
 
 # %% ../nbs/00c_answers.ipynb #a8ec36bd
-from .data import DataError, _kw, _read, normalize_conversation, open_text, prompt_text
+from .data import DataError, template_kw, read_dataset_records, normalize_conversation, open_text, prompt_text
 from .chat import generate_kwargs as _plain, harmony_answer, is_harmony, prompt_ids
 
 # %% ../nbs/00c_answers.ipynb #b765d3d3
@@ -64,7 +64,7 @@ def _generate(model, tokenizer, prompts, max_new_tokens, batch_size, stops, gen_
 # %% ../nbs/00c_answers.ipynb #b8abe286
 def _as_conversations(x)->list:
     if isinstance(x, (str, os.PathLike)) or (isinstance(x, (list, tuple)) and x and all(isinstance(p, os.PathLike) for p in x)):
-        return _read(x, 'raise', require_assistant=False)[0]
+        return read_dataset_records(x, 'raise', require_assistant=False)[0]
     out = []
     for i, item in enumerate(x):
         rec = {'messages': [{'role': 'user', 'content': item}]} if isinstance(item, str) else {'messages': item} if isinstance(item, list) else item
@@ -96,7 +96,7 @@ def regenerate(model, # HF causal LM (the target), eval mode, on its device
     "Answer prompts with the target (greedy by default, batched) and write the conversations as `messages` JSONL."
     if turns not in ('first', 'all'): raise ValueError(f"turns must be 'first' or 'all', not {turns!r}")
     convs, stops = _as_conversations(prompts_or_conversations), _stop_ids(model, tokenizer, stop_token_ids)
-    kw = _kw(tokenizer, chat_template_kwargs)
+    kw = template_kw(tokenizer, chat_template_kwargs)
     gen_kw = {**(dict(do_sample=True, temperature=temperature, top_p=top_p) if temperature > 0 else dict(do_sample=False)), **generate_kwargs}
     if temperature > 0: torch.manual_seed(seed)
     hist, pos, alive = [[] for _ in convs], [0] * len(convs), [True] * len(convs)

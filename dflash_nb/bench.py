@@ -19,8 +19,8 @@ __all__ = ['SETS', 'NOT_SHIPPED', 'DRAFTER_CLASSES', 'BenchError', 'bench_dir', 
 
 # %% ../nbs/07d_bench.ipynb #f16c3817
 import dflash_nb
-from .data import DataError, _iter_records, normalize_conversation, open_text
-from .targets import TargetError, _causal_config, demo_target, load_tokenizer, resolve_target_attn
+from .data import DataError, iter_records, normalize_conversation, open_text
+from .targets import TargetError, causal_config, demo_target, load_tokenizer, resolve_target_attn
 from .evaluate import AcceptanceResult, draft_settings, speculative_generate
 from .fast import FastDecoder, fast_unsupported
 
@@ -63,7 +63,7 @@ def read_instances(path) -> list:
     p = Path(path)
     if not p.is_file(): raise DataError("a folder: give one prompt file" if p.is_dir() else "no such file", path=p)
     out = []
-    for line, rec, err in _iter_records(p):
+    for line, rec, err in iter_records(p):
         if err is None:
             try: out.append(_instance(rec)); continue
             except DataError as e: err = e
@@ -228,7 +228,7 @@ def _dtype(name:str, device) -> torch.dtype:
 def load_bench_target(path, device='cpu', dtype=torch.float32) -> tuple:
     "`(model, tokenizer)` of the target folder, for decoding: eval mode, SDPA attention where the model class has it."
     from transformers import AutoModelForCausalLM
-    p, cfg = _causal_config(path)
+    p, cfg = causal_config(path)
     tok = load_tokenizer(p)
     model = AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation=resolve_target_attn(cfg, 'auto'))
     return model.to(device).eval(), tok
@@ -477,7 +477,7 @@ def run_bench(drafters, # export folders (z-lab format: ours or as published)
     folders = [drafters] if isinstance(drafters, (str, Path)) else list(drafters)
     if not folders: raise BenchError("--drafter: give at least one export folder")
     _check_numbers(max_new_tokens, temperature, limit, loop, block_size)
-    tdir, tcfg = _causal_config(demo_target() if str(target) == 'demo' else target)
+    tdir, tcfg = causal_config(demo_target() if str(target) == 'demo' else target)
     _check_drafters(folders, tcfg, target)
     names, devs, chosen = drafter_names(folders, names), parse_devices(devices), parse_sets(sets)
     per_set = []

@@ -17,7 +17,7 @@ __all__ = ['QWEN3_8B_SHAPE', 'HYBRID_BENCH_SHAPES', 'capture_flops_per_token', '
 # %% ../nbs/02b_capture_bench.ipynb #0b7e2c14
 from .data import make_tokenizer
 from .archs import layer_values
-from .targets import (_ARCH, _arch_config, _check_device, _importable, _quiet_hf, linear_attention_layers,
+from .targets import (TINY_ARCHS, arch_config, check_device, importable, quiet_hf, linear_attention_layers,
                                load_target, load_targets)
 
 # %% ../nbs/02b_capture_bench.ipynb #1564bc1b
@@ -55,9 +55,9 @@ def make_random_target(path, arch:str='qwen3', num_layers:int=36, hidden_size:in
                        config:dict|None=None, # config fields over the architecture's own (e.g. {'linear_num_value_heads': 32})
                       ) -> Path:
     "Write a random causal LM of architecture `arch` and the given shape (default Qwen3-8B) as safetensors plus a tokenizer to `path`."
-    if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
-    dev = _check_device(device or ('cuda' if torch.cuda.is_available() else 'cpu'))
-    cfg = _arch_config(arch, vocab_size, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
+    if arch not in TINY_ARCHS: raise ValueError(f"unknown arch {arch!r}; choose from {list(TINY_ARCHS)}")
+    dev = check_device(device or ('cuda' if torch.cuda.is_available() else 'cpu'))
+    cfg = arch_config(arch, vocab_size, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
                        False, 40960, eos_token_id=1, pad_token_id=0, overrides=config)
     with torch.device('meta'): model = AutoModelForCausalLM.from_config(cfg)
     model = model.to(dtype).to_empty(device=dev)
@@ -67,8 +67,8 @@ def make_random_target(path, arch:str='qwen3', num_layers:int=36, hidden_size:in
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f'.tmp-{path.name}-{os.getpid()}'                  # written whole, then renamed: a reader never sees half a target
     shutil.rmtree(tmp, ignore_errors=True)
-    with _quiet_hf(): model.save_pretrained(tmp, max_shard_size=max_shard_size)
-    make_tokenizer(_ARCH[arch][1], save_dir=tmp)
+    with quiet_hf(): model.save_pretrained(tmp, max_shard_size=max_shard_size)
+    make_tokenizer(TINY_ARCHS[arch][1], save_dir=tmp)
     _publish(tmp, path)
     return path
 
@@ -138,7 +138,7 @@ def capture_rate(path, device='cuda', seq_len:int=8192, batch:int=1, layer_ids=N
     with contextlib.redirect_stdout(io.StringIO()): t = load_target(path, device, layer_ids=layer_ids)
     ids = torch.randint(0, t.config.get_text_config().vocab_size, (batch, seq_len), generator=torch.Generator().manual_seed(seed)).to(t.device)
     ms = _median_ms(lambda: t.capture(ids), warmup, iters, t.device)
-    return dict(tokens=batch * seq_len, capture_ms=ms, tok_s=batch * seq_len / ms * 1e3, kernels=_importable('fla'))
+    return dict(tokens=batch * seq_len, capture_ms=ms, tok_s=batch * seq_len / ms * 1e3, kernels=importable('fla'))
 
 # %% ../nbs/02b_capture_bench.ipynb #c8a6c58d
 def _rate_without_kernels(path, device, seq_len:int, batch:int, warmup:int, iters:int) -> dict:

@@ -11,15 +11,15 @@ import torch
 __all__ = ['EFFORTS', 'prompt_ids', 'is_harmony', 'harmony_answer', 'generate_kwargs', 'effort_kwargs']
 
 # %% ../nbs/00d_chat.ipynb #ab3da181
-from .data import DataError, _encode, _kw, _placed, _specials
+from .data import DataError, encode_texts, template_kw, placed_text, tokenizer_specials
 
 # %% ../nbs/00d_chat.ipynb #dfd82dcc
 def _prompt_pieces(tokenizer, messages, kw) -> list:
     "The generation prompt of `messages` cut into `(text, is_content)` pieces; a content the template rewrites and that holds control-token text is refused."
     render = lambda ms: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=True, **kw)
-    text, sp, spans = render(messages), _specials(tokenizer), []
+    text, sp, spans = render(messages), tokenizer_specials(tokenizer), []
     for i, m in enumerate(messages):
-        pos, c = _placed(render, messages, i, text)
+        pos, c = placed_text(render, messages, i, text)
         if pos >= 0: spans.append((pos, pos + len(c)))
         elif any(t in m['content'] for t in sp): raise DataError(f"turn {i}: control-token text in a {m['role']} turn the template rewrites", 'control-token text')
     out, cur = [], 0
@@ -29,14 +29,14 @@ def _prompt_pieces(tokenizer, messages, kw) -> list:
 # %% ../nbs/00d_chat.ipynb #2f08340d
 def prompt_ids(tokenizer, messages, chat_template_kwargs:dict=None) -> list:
     "Token ids of `messages` with the generation prompt: the template's text with its control tokens, each content as text (default template arguments: `template_kwargs(tokenizer)`)."
-    pieces = _prompt_pieces(tokenizer, messages, _kw(tokenizer, chat_template_kwargs))
-    enc = {t: iter(_encode(tokenizer, [p for p, c in pieces if c == t], t)) for t in (False, True)}
+    pieces = _prompt_pieces(tokenizer, messages, template_kw(tokenizer, chat_template_kwargs))
+    enc = {t: iter(encode_texts(tokenizer, [p for p, c in pieces if c == t], t)) for t in (False, True)}
     return [i for _, c in pieces for i in next(enc[c])]
 
 # %% ../nbs/00d_chat.ipynb #9a0f1608
 def is_harmony(tokenizer) -> bool:
     "Whether `tokenizer` writes gpt-oss's harmony format (its channel markers are control tokens)."
-    return {'<|start|>', '<|channel|>', '<|message|>'} <= set(_specials(tokenizer))
+    return {'<|start|>', '<|channel|>', '<|message|>'} <= set(tokenizer_specials(tokenizer))
 
 # %% ../nbs/00d_chat.ipynb #6e821102
 _HEADER = re.compile(r'<\|channel\|>([^<\s]*)[^<]*(?:<\|constrain\|>[^<]*)?<\|message\|>')

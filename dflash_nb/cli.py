@@ -12,12 +12,12 @@ import torch
 __all__ = ['main', 'plan_main']
 
 # %% ../nbs/06b_cli.ipynb #e88d069b
-from .layout import ConfigError, _error_line, PeerLost, report_status, resolve_layout, torchrun_commands
+from .layout import ConfigError, error_line, PeerLost, report_status, resolve_layout, torchrun_commands
 from .run import (check_run_dir, checkpoint_meta, find_checkpoint, refuse_other_run, run_identity, RunLock, SaveError,
-                           StopRun, StopFlag, stop_status, watch_launcher, threading_main, launch_torchrun, _out_of_space, _latest)
-from .options import (TrainConfig, parse_args, prepare_config, parse_boundaries, _check_given, _layer_types, _profile,
-                               _resolve_data_path, _sliding_kw)
-from .train import Trainer, _env_int, _reading_line, _say, _tokenize_procs
+                           StopRun, StopFlag, stop_status, watch_launcher, threading_main, launch_torchrun, out_of_space, latest_entry)
+from .options import (TrainConfig, parse_args, prepare_config, parse_boundaries, check_given, drafter_layer_types, profile_defaults,
+                               resolve_data_path, sliding_kw)
+from .train import Trainer, env_int, reading_line, say_line, tokenize_workers
 from .dataset import WorkerDied
 
 # %% ../nbs/06b_cli.ipynb #6f76476f
@@ -25,20 +25,20 @@ def _launch_workers(cfg:TrainConfig, given, layout, argv, locked:bool=False) -> 
     "Check the inputs once, then launch this node's workers under torchrun (printing each node's command); the run's exit status."
     _check_before_launch(cfg, given)       # bad input: one line here, not once per launched process
     cmds = torchrun_commands(layout, argv, cfg.master_addr, cfg.master_port, cfg.run_dir)
-    for n, c in enumerate(cmds if layout.nnodes > 1 else []): _say(f"node {n} of {layout.nnodes} runs: {' '.join(c)}")
+    for n, c in enumerate(cmds if layout.nnodes > 1 else []): say_line(f"node {n} of {layout.nnodes} runs: {' '.join(c)}")
     cmd = cmds[0]
     where = f" on this node, {layout.world_size} in all" if layout.nnodes > 1 else ''
-    _say(f"launching {layout.procs_per_node} processes{where} ({layout.kind}: targets {layout.target_devices}, drafters "
+    say_line(f"launching {layout.procs_per_node} processes{where} ({layout.kind}: targets {layout.target_devices}, drafters "
          f"{layout.drafter_devices}): {' '.join(cmd[1:])}")
     return launch_torchrun(cmd, locked)
 
 # %% ../nbs/06b_cli.ipynb #e362e536
 def _peer_died(t) -> str|None:
     "The side channel's message for a peer rank whose process died (neither stopped nor finished), or None (no peers: a single process)."
-    from dflash_nb.layout import _rank_lost
+    from dflash_nb.layout import rank_lost
     p = getattr(t, 'peers', None)
     for r in range(p.world if p is not None else 0):
-        try: msg = None if r == p.rank else _rank_lost(p, r)
+        try: msg = None if r == p.rank else rank_lost(p, r)
         except Exception: return None                       # the job's store is gone with torchrun: a launcher's stop
         if msg and ' died ' in msg: return msg
 
@@ -58,22 +58,22 @@ def main(argv=None) -> int:
         stop = StopFlag().install() if threading_main() else StopFlag()
         watch_launcher(stop)                                 # a worker of a launcher that dies stops as if signalled
         t = Trainer(cfg, given, stop); t.run()
-        if stop_status(t.stopped) and (died := _peer_died(t)): _error_line(t.peers.message(died)); return 1
+        if stop_status(t.stopped) and (died := _peer_died(t)): error_line(t.peers.message(died)); return 1
         return report_status(stop_status(t.stopped))
     except StopRun as e:
-        if (died := _peer_died(t)): _error_line(t.peers.message(died)); return 1
+        if (died := _peer_died(t)): error_line(t.peers.message(died)); return 1
         _say_stopped(e); return report_status(e.status)
     except _user_errors() as e:
         if debug: import traceback; traceback.print_exc()
-        _error_line(_how_out(e)); return 2
+        error_line(_how_out(e)); return 2
     except (SaveError, WorkerDied) as e:
-        _error_line(e); return 1
+        error_line(e); return 1
     except OSError as e:
-        if not _out_of_space(e): raise
-        _error_line(_disk_full(e, checked)); return 1
+        if not out_of_space(e): raise
+        error_line(_disk_full(e, checked)); return 1
     except PeerLost as e:
         if stop and ' died ' not in str(e): return report_status(stop.status)   # stopping anyway: a peer that stopped first is no failure
-        _error_line(e); return 1
+        error_line(e); return 1
     finally:
         if stop is not None: stop.uninstall()
         if lock is not None: lock.release()
@@ -82,16 +82,16 @@ def main(argv=None) -> int:
 def _take_lock(run_dir, layout, launcher:bool):
     "The run folder's `RunLock` if this process is the one to hold it, else None."
     if launcher: return RunLock(run_dir).acquire() if layout.nnodes == 1 else None
-    if 'WORLD_SIZE' in os.environ and (os.environ.get('DFLASH_NB_LOCKED') == '1' or _env_int('RANK', 0) != 0): return None
+    if 'WORLD_SIZE' in os.environ and (os.environ.get('DFLASH_NB_LOCKED') == '1' or env_int('RANK', 0) != 0): return None
     return RunLock(run_dir).acquire()
 
 # %% ../nbs/06b_cli.ipynb #31b0e988
 def _say_stopped(e:StopRun):
     "What rank 0 (or the only process) says when a signal stopped the run outside the training loop."
-    if _env_int('RANK', 0) != 0: return
+    if env_int('RANK', 0) != 0: return
     what = ("the final checkpoint and exports are written; the same command measures tau and writes summary.json" if e.phase == 'evaluating'
             else "nothing of it trained or saved yet; the same command starts again")
-    _say(f"stopped by {signal.Signals(e.signum).name} while {e.phase}: {what} (exit status {e.status})")
+    say_line(f"stopped by {signal.Signals(e.signum).name} while {e.phase}: {what} (exit status {e.status})")
 
 # %% ../nbs/06b_cli.ipynb #98d3b480
 def _check_before_launch(cfg, given):
@@ -100,12 +100,12 @@ def _check_before_launch(cfg, given):
     from dflash_nb.targets import demo_target
     cfg = prepare_config(cfg, given); check_run_dir(Path(cfg.run_dir))
     target = demo_target() if cfg.target == 'demo' else Path(cfg.target)
-    files, tcfg, tok, taps, mask = _check_given(cfg, target)
+    files, tcfg, tok, taps, mask = check_given(cfg, target)
     path = {'auto': lambda: find_checkpoint(cfg.run_dir), 'none': lambda: None}.get(cfg.resume, lambda: Path(cfg.resume))()
     if path is not None:
         D = len(resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes).drafter_ranks)
         now = run_identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target, layout_D=D,
-                                           layer_types=_layer_types(cfg)), 'model')
+                                           layer_types=drafter_layer_types(cfg)), 'model')
         refuse_other_run(path, checkpoint_meta(path)['identity'], now)
 
 # %% ../nbs/06b_cli.ipynb #79c4a1aa
@@ -125,7 +125,7 @@ def _how_out(e) -> str:
 def _disk_full(e:OSError, cfg=None) -> str:
     "The line for a write that failed for lack of space outside a checkpoint save: the file, and the checkpoint a rerun continues from."
     root = Path(cfg.run_dir) / 'checkpoints' if cfg is not None else None
-    last = _latest(root) if root is not None else None
+    last = latest_entry(root) if root is not None else None
     return (f"no space left on the disk writing {e.filename or 'a file'}: free some space (or use another --run-dir) and run the same command "
             f"again; " + (f"it goes on from {root / last}" if last else "no checkpoint was written yet"))
 
@@ -143,15 +143,15 @@ def _plan_mix(c:TrainConfig, tok):
     from dflash_nb.dataset import build_dataset
     from dflash_nb.data import template_kwargs
     from dflash_nb.layout import dataset_mix
-    files = [_resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
+    files = [resolve_data_path(f.strip()) for f in c.data.split(',') if f.strip()]
     if missing := [str(f) for f in files if not f.exists()]: raise ConfigError(f"--data: {missing} not found")
     try: kw = template_kwargs(tok, c.enable_thinking)
     except ValueError as e: raise ConfigError(f"--enable-thinking: {e}") from None
     cache = Path(c.run_dir) / 'data_cache'
-    _say(f"--plan: tokenizing --data as the run on the GPU will (into {cache}, so that run reuses it), for the micro-batches of the table")
-    _say(_reading_line(files, c, cache))
+    say_line(f"--plan: tokenizing --data as the run on the GPU will (into {cache}, so that run reuses it), for the micro-batches of the table")
+    say_line(reading_line(files, c, cache))
     ds = build_dataset(files, tok, c.max_length, cache_dir=cache, on_error='skip' if c.on_bad_record == 'skip' else 'raise', progress=True,
-                       limit=c.max_records or None, num_proc=_tokenize_procs(c), chat_template_kwargs=kw, max_record_bytes=c.max_record_bytes)
+                       limit=c.max_records or None, num_proc=tokenize_workers(c), chat_template_kwargs=kw, max_record_bytes=c.max_record_bytes)
     bounds = derive_boundaries(ds.lengths, c.num_buckets, round_to=16) if c.boundaries == 'auto' else parse_boundaries(c.boundaries)
     bounds[-1] = max(bounds[-1], int(ds.lengths.max()) + 1)
     return dataset_mix(ds, bounds, c.max_tokens, c.num_anchors, c.block_size, seed=c.seed)
@@ -167,7 +167,7 @@ def _plan_inputs(c:TrainConfig):
     ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None
     dcfg = DFlashConfig.from_target(tcfg, num_layers=c.draft_layers, block_size=c.block_size, num_taps=c.num_taps or None,
                                     target_layer_ids=ids, tokenizer=tok, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
-                                    **_sliding_kw(c))
+                                    **sliding_kw(c))
     mix = _plan_mix(c, tok)
     return path, tcfg, dcfg, mix
 
@@ -176,9 +176,9 @@ def _say_recommendation(df, gpus:int, nnodes:int):
     "Print the planner's recommended layout as the device flags that run it (or that none fits)."
     from dflash_nb.layout import split_layout
     best = df.attrs['recommended']
-    if best is None: _say("no layout fits in GPU memory: lower --max-tokens or --num-anchors"); return
+    if best is None: say_line("no layout fits in GPU memory: lower --max-tokens or --num-anchors"); return
     T = 0 if best == 'colocated' else int(best.split(':')[0])
-    _say(f"recommended: {best} ({_device_flags(split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes))})")
+    say_line(f"recommended: {best} ({_device_flags(split_layout(T, gpus - T, nnodes) if T else split_layout(gpus, 0, nnodes))})")
 
 # %% ../nbs/06b_cli.ipynb #4f23e069
 def _plan_splits(gpus:int, micro:int, grad_accum:int=1) -> list[int]:
@@ -192,7 +192,7 @@ def _plan_splits(gpus:int, micro:int, grad_accum:int=1) -> list[int]:
 def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
     "`dflash_nb_train --plan`: the planner's table for this run's target, drafter, data and GPU count; rates given or measured here."
     from dflash_nb.layout import plan_layout, parse_rates, measure_rates
-    c = dataclasses.replace(cfg, **{k: v for k, v in _profile(cfg, cpu=False).items() if k not in given})   # the GPU run's settings
+    c = dataclasses.replace(cfg, **{k: v for k, v in profile_defaults(cfg, cpu=False).items() if k not in given})   # the GPU run's settings
     rates = parse_rates(c.plan_rates) if c.plan_rates else None
     if rates is None and not torch.cuda.is_available():
         raise ConfigError("--plan: no GPU here to measure the rates on: give them, per GPU, with --plan-rates "
@@ -203,10 +203,10 @@ def plan_main(cfg:TrainConfig, given=frozenset()) -> int:
     rates = rates or measure_rates(path, dcfg, mix, dcfg.target_layer_ids)
     df = plan_layout(rates, gpus=gpus, nnodes=c.nnodes, target=tcfg, drafter=dcfg, layer_ids=dcfg.target_layer_ids, mix=mix,
                      grad_accum=c.grad_accum, inflight=c.inflight, splits=splits)
-    _say(f"Split plan: {gpus} GPU(s) on {c.nnodes} node(s); {len(mix)} micro-batches of {mix.tokens.mean():,.0f} tokens on average; {rates}")
-    if len(splits) < gpus: _say(f"left out: the layouts with more than {len(mix) // c.grad_accum} drafter GPUs (one epoch of this data makes "
+    say_line(f"Split plan: {gpus} GPU(s) on {c.nnodes} node(s); {len(mix)} micro-batches of {mix.tokens.mean():,.0f} tokens on average; {rates}")
+    if len(splits) < gpus: say_line(f"left out: the layouts with more than {len(mix) // c.grad_accum} drafter GPUs (one epoch of this data makes "
                                 f"{len(mix)} micro-batches, fewer than one optimizer step of theirs takes)")
-    _say(df.to_string(index=False, float_format=lambda x: f'{x:,.2f}' if abs(x) < 100 else f'{x:,.0f}'))
+    say_line(df.to_string(index=False, float_format=lambda x: f'{x:,.2f}' if abs(x) < 100 else f'{x:,.0f}'))
     _say_recommendation(df, gpus, c.nnodes)
     return 0
 

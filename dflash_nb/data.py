@@ -4,16 +4,18 @@
 
 # %% ../nbs/00_data.ipynb #279da67c
 from __future__ import annotations
-import json, os, re
+import hashlib, json, os, re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'MAX_RECORD_BYTES', 'PROVENANCE_KIND', 'make_tokenizer', 'DataError',
-           'normalize_conversation', 'open_text', 'LoadReport', 'read_conversations', 'template_kwargs', 'prompt_text',
-           'tokenize_conversation']
+__all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'MAX_RECORD_BYTES', 'PROVENANCE_KIND', 'make_tokenizer', 'tokenizer_fingerprint',
+           'DataError', 'normalize_conversation', 'open_text', 'iter_records', 'LoadReport', 'resolve_paths',
+           'read_dataset_records', 'read_conversations', 'template_kwargs', 'template_kw', 'prompt_text',
+           'tokenizer_specials', 'placed_text', 'encode_texts', 'tokenize_many', 'check_tokenizer',
+           'tokenize_conversation', 'has_pair']
 
 # %% ../nbs/00_data.ipynb #c0b24c5c
 from tokenizers import AddedToken, Tokenizer, models, trainers, pre_tokenizers, decoders
@@ -114,6 +116,18 @@ def make_tokenizer(template:str='qwen3', # one of `CHAT_TEMPLATES`
     if save_dir is None: return fast
     fast.save_pretrained(save_dir)
     return AutoTokenizer.from_pretrained(save_dir)
+
+# %% ../nbs/00_data.ipynb #8e476ab9
+def tokenizer_fingerprint(tokenizer)->str:
+    "sha256 of what decides tokenization: class, vocabulary/merges/specials/normalizers, and the chat template."
+    h = hashlib.sha256(type(tokenizer).__name__.encode())
+    bt = getattr(tokenizer, 'backend_tokenizer', None)
+    if bt is not None:
+        spec = json.loads(bt.to_str()); spec.pop('truncation', None); spec.pop('padding', None)  # call-time settings
+        h.update(json.dumps(spec, sort_keys=True).encode())
+    else: h.update(json.dumps(sorted(tokenizer.get_vocab().items())).encode())
+    h.update(json.dumps(getattr(tokenizer, 'chat_template', None), sort_keys=True).encode())
+    return h.hexdigest()
 
 # %% ../nbs/00_data.ipynb #d6db514b
 class DataError(ValueError):
@@ -295,7 +309,7 @@ def _parse(raw:bytes):
     except json.JSONDecodeError as e: return None, DataError(f"{e.msg} (column {e.colno})", 'bad JSON')
     except RecursionError: return None, _too_deep()
 
-def _iter_records(path, max_record_bytes:int=MAX_RECORD_BYTES):
+def iter_records(path, max_record_bytes:int=MAX_RECORD_BYTES):
     "Yield `(line, record, error)` for every record of a JSONL or JSON-list file, none longer than `max_record_bytes` held."
     with open_text(path, 'rb') as f:
         start = f.tell()  # after a BOM
@@ -352,7 +366,7 @@ def _is_provenance(q) -> bool:
     return (isinstance(d, dict) and not {'messages', 'conversations'} & set(d)
             and (d.get('kind') == PROVENANCE_KIND or {'output', 'settings', 'command'} <= set(d)))   # (written before 'kind' existed)
 
-def _resolve(paths)->list:
+def resolve_paths(paths)->list:
     "Data files named by `paths`: a file, a folder (its *.jsonl and *.json, also gzipped, sorted; provenance records of `dflash_nb_regen` left out), or a list of them."
     out = []
     for p in ([paths] if isinstance(paths, (str, os.PathLike)) else list(paths)):
@@ -369,12 +383,12 @@ def _resolve(paths)->list:
     return out
 
 # %% ../nbs/00_data.ipynb #1fb89ceb
-def _read(paths, on_error='raise', require_assistant=True, limit:int=None, max_record_bytes:int=MAX_RECORD_BYTES):
+def read_dataset_records(paths, on_error='raise', require_assistant=True, limit:int=None, max_record_bytes:int=MAX_RECORD_BYTES):
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
-    files = _resolve(paths)
+    files = resolve_paths(paths)
     convs, srcs, rep = [], [], LoadReport(files=len(files))
     for path in files:
-        for line, rec, err in _iter_records(path, max_record_bytes):
+        for line, rec, err in iter_records(path, max_record_bytes):
             if limit is not None and len(convs) >= limit: break   # the first `limit` usable ones
             rep.records += 1
             try:
@@ -393,7 +407,7 @@ def read_conversations(paths, # a file, a folder, or a list of them (JSONL or JS
                        max_record_bytes:int=MAX_RECORD_BYTES, # a longer record is a bad one ('record too long'), never held
                       )->tuple: # (conversations, `LoadReport`)
     "Read conversations in OpenAI or ShareGPT form, normalised to `[{'role', 'content'}, ...]`, with a `LoadReport`."
-    convs, _, rep = _read(paths, on_error, require_assistant, max_record_bytes=max_record_bytes)
+    convs, _, rep = read_dataset_records(paths, on_error, require_assistant, max_record_bytes=max_record_bytes)
     return convs, rep
 
 # %% ../nbs/00_data.ipynb #9e1a0d58
@@ -407,16 +421,16 @@ def template_kwargs(tokenizer, enable_thinking='auto')->dict:
     return {'enable_thinking': enable_thinking in ('on', True)}
 
 # %% ../nbs/00_data.ipynb #3c075ea7
-def _kw(tokenizer, chat_template_kwargs=None)->dict:
+def template_kw(tokenizer, chat_template_kwargs=None)->dict:
     "The template arguments given, else `template_kwargs(tokenizer)` (the family's default)."
     return template_kwargs(tokenizer) if chat_template_kwargs is None else dict(chat_template_kwargs)
 
 def prompt_text(tokenizer, messages, chat_template_kwargs=None)->str:
     "The generation prompt of `messages`: what the target reads before it answers (regeneration and tau use this)."
-    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **_kw(tokenizer, chat_template_kwargs))
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **template_kw(tokenizer, chat_template_kwargs))
 
 # %% ../nbs/00_data.ipynb #0648f91d
-def _specials(tokenizer)->list:
+def tokenizer_specials(tokenizer)->list:
     "The special-token strings of `tokenizer` (control tokens), longest first."
     s = {t.content for t in getattr(tokenizer, 'added_tokens_decoder', {}).values() if getattr(t, 'special', False)}
     return sorted(s | set(getattr(tokenizer, 'all_special_tokens', [])), key=len, reverse=True)
@@ -436,7 +450,7 @@ def _same(f, text)->bool:
 # %% ../nbs/00_data.ipynb #6deb1fe0
 _MARK = 'DFLASHNBMARK7F3A'
 
-def _placed(render, messages, i, text):
+def placed_text(render, messages, i, text):
     "Where the template puts message `i`'s content in `text`: found with a marker in its place; `(pos, matched)` or `(-1, None)`."
     try: t = render(messages[:i] + [{**messages[i], 'content': _MARK}] + messages[i + 1:])
     except Exception: return -1, None
@@ -448,7 +462,7 @@ def _placed(render, messages, i, text):
 def _render(tokenizer, messages, kw=None, specials=None):
     "The chat-template text of `messages` and spans `(start, end, supervised, as_text)`: contents as text, answers and their closing token supervised."
     render = lambda ms, gen=False: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=gen, **(kw or {}))
-    sp = _specials(tokenizer) if specials is None else specials
+    sp = tokenizer_specials(tokenizer) if specials is None else specials
     text, spans, cur = render(messages), [], 0
     if any(m['role'] == 'tool' for m in messages) and _same(lambda: render([m for m in messages if m['role'] != 'tool']), text):
         raise DataError("the chat template leaves tool turns out (the rendering is the same without them)", 'tool turn unsupported')
@@ -461,7 +475,7 @@ def _render(tokenizer, messages, kw=None, specials=None):
             try: pre = render(messages[:i], True)
             except Exception: pre = None  # a template may refuse a partial conversation: search from `cur` then
             if pre is not None and text.startswith(pre) and len(pre) >= cur: head = cur = len(pre)
-        pos, c = _find(text, m['content'], cur) if ans else _placed(render, messages, i, text)  # others: never a look-alike elsewhere
+        pos, c = _find(text, m['content'], cur) if ans else placed_text(render, messages, i, text)  # others: never a look-alike elsewhere
         if pos < 0:
             if ans: raise DataError(f"turn {i}: the assistant content is not in the chat template's rendering (does the template rewrite it?)", 'template error')
             if m['role'] == 'tool': raise DataError(f"turn {i}: the chat template leaves tool turns out", 'tool turn unsupported')
@@ -483,7 +497,7 @@ def _pieces(text, spans):
     return [p for p in out + [(text[cur:], False, False)] if p[0]]
 
 # %% ../nbs/00_data.ipynb #403eeb72
-def _encode(tokenizer, texts, as_text=False)->list:
+def encode_texts(tokenizer, texts, as_text=False)->list:
     "Token ids of each text, no BOS/EOS added; `as_text`: special-token strings stay text (split), never control tokens."
     if not texts: return []
     bt = getattr(tokenizer, 'backend_tokenizer', None)
@@ -494,9 +508,9 @@ def _encode(tokenizer, texts, as_text=False)->list:
     finally: bt.encode_special_tokens = was
 
 # %% ../nbs/00_data.ipynb #390989f2
-def _tokenize_many(tokenizer, convs, kw=None):
+def tokenize_many(tokenizer, convs, kw=None):
     "Untruncated `(ids int32, loss_mask uint8)` per conversation, or the `DataError` it raised."
-    out, sp = [], _specials(tokenizer)
+    out, sp = [], tokenizer_specials(tokenizer)
     for m in convs:
         try: out.append(_pieces(*_render(tokenizer, m, kw, sp)))
         except DataError as e: out.append(e)
@@ -505,7 +519,7 @@ def _tokenize_many(tokenizer, convs, kw=None):
             out.append(DataError(f"the chat template failed{' on a conversation with tool turns' if tool else ''}: {type(e).__name__}: {e}",
                                  'tool turn unsupported' if tool else 'template error'))
     flat = [p for r in out if not isinstance(r, DataError) for p in r]
-    enc = {t: iter(_encode(tokenizer, [p for p, _, a in flat if a == t], t)) for t in (False, True)}
+    enc = {t: iter(encode_texts(tokenizer, [p for p, _, a in flat if a == t], t)) for t in (False, True)}
     res = []
     for r in out:
         if isinstance(r, DataError): res.append(r); continue
@@ -514,7 +528,7 @@ def _tokenize_many(tokenizer, convs, kw=None):
     return res
 
 # %% ../nbs/00_data.ipynb #2a2ea3da
-def _check_tokenizer(tokenizer):
+def check_tokenizer(tokenizer):
     if not getattr(tokenizer, 'chat_template', None): raise ValueError("the tokenizer has no chat template; set `tokenizer.chat_template`")
 
 # %% ../nbs/00_data.ipynb #bc41b0e0
@@ -524,14 +538,14 @@ def tokenize_conversation(tokenizer, # a HF tokenizer with a chat template
                           chat_template_kwargs:dict=None, # default: `template_kwargs(tokenizer)`
                          )->tuple: # `(ids np.int32[S], loss_mask np.uint8[S])`
     "Token ids of `messages` under the tokenizer's chat template, and a mask that is 1 exactly on what the target generates: answers and their closing token."
-    _check_tokenizer(tokenizer)
-    r = _tokenize_many(tokenizer, [messages], _kw(tokenizer, chat_template_kwargs))[0]
+    check_tokenizer(tokenizer)
+    r = tokenize_many(tokenizer, [messages], template_kw(tokenizer, chat_template_kwargs))[0]
     if isinstance(r, DataError): raise r
     ids, mask = r
     return (ids[:max_length], mask[:max_length]) if max_length else (ids, mask)
 
 # %% ../nbs/00_data.ipynb #8ac8b923
-def _has_pair(mask)->bool:
+def has_pair(mask)->bool:
     "True if some position a has mask[a] and mask[a+1] (an anchor with a supervised next token)."
     mask = np.asarray(mask, bool)
     return bool((mask[:-1] & mask[1:]).any())

@@ -11,11 +11,11 @@ import torch
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['FORMAT_VERSION', 'DatasetWriter', 'TokenizedDataset', 'tokenizer_fingerprint', 'dataset_key', 'default_cache_dir',
-           'WorkerDied', 'clean_stale', 'build_dataset']
+__all__ = ['FORMAT_VERSION', 'DatasetWriter', 'TokenizedDataset', 'dataset_key', 'default_cache_dir', 'WorkerDied', 'clean_stale',
+           'build_dataset']
 
 # %% ../nbs/00b_dataset.ipynb #b223df9a
-from .data import DataError, LoadReport, MAX_RECORD_BYTES, _check_tokenizer, _has_pair, _kw, _read, _resolve, _tokenize_many, open_text
+from .data import tokenizer_fingerprint, DataError, LoadReport, MAX_RECORD_BYTES, check_tokenizer, has_pair, template_kw, read_dataset_records, resolve_paths, tokenize_many, open_text
 
 # %% ../nbs/00b_dataset.ipynb #740b7642
 FORMAT_VERSION = 2  # 2: closing tokens supervised, contents tokenized as text; part of the cache key: bump it when the files or the tokenization rules change
@@ -121,18 +121,6 @@ def _token_counts(self:TokenizedDataset, chunk:int=1 << 24) -> np.ndarray:
     return c
 TokenizedDataset.token_counts = property(_token_counts)
 
-# %% ../nbs/00b_dataset.ipynb #8e476ab9
-def tokenizer_fingerprint(tokenizer)->str:
-    "sha256 of what decides tokenization: class, vocabulary/merges/specials/normalizers, and the chat template."
-    h = hashlib.sha256(type(tokenizer).__name__.encode())
-    bt = getattr(tokenizer, 'backend_tokenizer', None)
-    if bt is not None:
-        spec = json.loads(bt.to_str()); spec.pop('truncation', None); spec.pop('padding', None)  # call-time settings
-        h.update(json.dumps(spec, sort_keys=True).encode())
-    else: h.update(json.dumps(sorted(tokenizer.get_vocab().items())).encode())
-    h.update(json.dumps(getattr(tokenizer, 'chat_template', None), sort_keys=True).encode())
-    return h.hexdigest()
-
 # %% ../nbs/00b_dataset.ipynb #2ee55efd
 def _file_sha256(path, bufsize=1 << 20):
     h = hashlib.sha256()
@@ -144,7 +132,7 @@ def _file_sha256(path, bufsize=1 << 20):
 def dataset_key(files, tokenizer, max_length, on_error='raise', chat_template_kwargs=None, limit:int=None, max_record_bytes:int=MAX_RECORD_BYTES)->str:
     "The cache key of a tokenized dataset: data file hashes, tokenizer fingerprint, template arguments, max_length, error policy, record limit and size, format."
     spec = {'format': FORMAT_VERSION, 'files': [_file_sha256(f) for f in files], 'tokenizer': tokenizer_fingerprint(tokenizer),
-            'max_length': max_length, 'on_error': on_error, 'template_kwargs': _kw(tokenizer, chat_template_kwargs),
+            'max_length': max_length, 'on_error': on_error, 'template_kwargs': template_kw(tokenizer, chat_template_kwargs),
             **({'limit': limit} if limit is not None else {}), **({'max_record_bytes': max_record_bytes} if max_record_bytes != MAX_RECORD_BYTES else {})}
     return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:24]
 
@@ -168,7 +156,7 @@ def _init_worker(tok, kw):
         sys.stdout.write(f"[dflash_nb] paused in phase tokenizing-worker (pid {os.getpid()}, DFLASH_NB_PAUSE_AT): waiting for a signal\n")
         sys.stdout.flush()                              # one write, text and newline together: the two workers share the pipe
         signal.pause()
-def _work(convs): return _tokenize_many(*_WORKER_TOK[:1], convs, _WORKER_TOK[1])
+def _work(convs): return tokenize_many(*_WORKER_TOK[:1], convs, _WORKER_TOK[1])
 
 # %% ../nbs/00b_dataset.ipynb #a139b4cc
 def _how_ended(procs:dict, wait:float=10.) -> str:
@@ -234,7 +222,7 @@ def _pool_chunks(chunks:list, num_proc:int, tokenizer, kw):
 def _tokenized_chunks(tokenizer, convs, chunk_size, num_proc, kw=None):
     chunks = [convs[i:i + chunk_size] for i in range(0, len(convs), chunk_size)]
     if num_proc <= 1 or len(chunks) <= 1:
-        yield from (_tokenize_many(tokenizer, c, kw) for c in chunks); return
+        yield from (tokenize_many(tokenizer, c, kw) for c in chunks); return
     yield from _pool_chunks(chunks, num_proc, tokenizer, kw)
 
 # %% ../nbs/00b_dataset.ipynb #af6dddc1
@@ -261,8 +249,8 @@ def _write_tokenized(folder, tokenizer, convs, srcs, rep, max_length, on_error, 
                     if on_error == 'raise' and r.reason not in _ALWAYS_DROP: raise r.at(path, line)
                     rep.count(r.at(path, line), 'dropped'); continue
                 ids, mask = r
-                if not _has_pair(mask[:max_length]):
-                    why = 'truncated: no supervised pair in max_length' if _has_pair(mask) else 'no supervised pair'
+                if not has_pair(mask[:max_length]):
+                    why = 'truncated: no supervised pair in max_length' if has_pair(mask) else 'no supervised pair'
                     rep.count(DataError(f"{int(mask.sum())} supervised of {len(ids)} tokens", why).at(path, line), 'dropped'); continue
                 rep.truncated += len(ids) > max_length
                 w.add(ids[:max_length], mask[:max_length])
@@ -299,14 +287,14 @@ def build_dataset(paths, # data files or folders (JSONL / JSON, OpenAI or ShareG
                   max_record_bytes:int=MAX_RECORD_BYTES, # a longer record is a bad one, never held ('record too long')
                  )->TokenizedDataset:
     "Tokenize conversations with assistant loss masks into a memory-mapped `TokenizedDataset`, cached on disk."
-    _check_tokenizer(tokenizer)
-    files = _resolve(paths)
-    kw = _kw(tokenizer, chat_template_kwargs)
+    check_tokenizer(tokenizer)
+    files = resolve_paths(paths)
+    kw = template_kw(tokenizer, chat_template_kwargs)
     key = dataset_key(files, tokenizer, max_length, on_error, kw, limit, max_record_bytes)
     root = Path(cache_dir) if cache_dir is not None else default_cache_dir(); folder = root/key
     if (folder/'meta.json').exists():
         ds = TokenizedDataset(folder); ds.from_cache = True; return ds
-    convs, srcs, rep = _read(files, on_error, limit=limit, max_record_bytes=max_record_bytes)
+    convs, srcs, rep = read_dataset_records(files, on_error, limit=limit, max_record_bytes=max_record_bytes)
     root.mkdir(parents=True, exist_ok=True); clean_stale(root)
     tmp = Path(tempfile.mkdtemp(prefix=f'.tmp-{key}-{_HOST}-{os.getpid()}-', dir=root))
     try:

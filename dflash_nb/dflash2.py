@@ -357,7 +357,7 @@ def selector_alpha(alpha:float, progress:float, warmup:float=0.0, ramp:float=0.0
     return alpha if ramp <= 0 else alpha * min(1.0, (progress - warmup) / ramp)
 
 # %% ../nbs/03d_dflash2.ipynb #9d484ce1
-from .drafter import DFLASH_PY, _atomic_write, _dtype_name, _load_checked, serving_warnings
+from .drafter import DFLASH_PY, atomic_write, dtype_name, load_checked, serving_warnings
 from .serving import dflash2_engine_shapes, engine_weight_names, missing_engine_weights
 
 # %% ../nbs/03d_dflash2.ipynb #fdbb43ce
@@ -493,12 +493,12 @@ def _save_pretrained2(self, save_dir, dtype=None):
     if (miss := missing_engine_weights(cfg, sd)):
         raise ValueError(f"{save_dir}: not written: the drafter lacks weights the engines read ({', '.join(miss[:4])}"
                          f"{', ...' if len(miss) > 4 else ''}); vLLM would serve uninitialised memory in their place")
-    cfg.update(dtype=_dtype_name(next(iter(sd.values())).dtype), auto_map={'AutoModel': 'dflash.DFlash2DraftModel'})
+    cfg.update(dtype=dtype_name(next(iter(sd.values())).dtype), auto_map={'AutoModel': 'dflash.DFlash2DraftModel'})
     save_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write(save_dir / 'model.safetensors', lambda p: save_file(sd, p, metadata={'format': 'pt'}))
-    _atomic_write(save_dir / 'dflash.py', lambda p: Path(p).write_text(DFLASH2_PY))
-    _atomic_write(save_dir / 'README.md', lambda p: Path(p).write_text(model_card2(self.config, save_dir)))
-    _atomic_write(save_dir / 'config.json', lambda p: Path(p).write_text(json.dumps(cfg, indent=2) + '\n'))
+    atomic_write(save_dir / 'model.safetensors', lambda p: save_file(sd, p, metadata={'format': 'pt'}))
+    atomic_write(save_dir / 'dflash.py', lambda p: Path(p).write_text(DFLASH2_PY))
+    atomic_write(save_dir / 'README.md', lambda p: Path(p).write_text(model_card2(self.config, save_dir)))
+    atomic_write(save_dir / 'config.json', lambda p: Path(p).write_text(json.dumps(cfg, indent=2) + '\n'))
     for w in serving_warnings(self.config): print(f"warning: {save_dir.name}: {w}", file=sys.stderr)
     return save_dir
 
@@ -633,12 +633,12 @@ def start_from(drafter, path) -> tuple[str, list]:
 # %% ../nbs/03d_dflash2.ipynb #0a730c73
 def _header_shapes(path) -> dict:
     "Name -> shape of the weights in the drafter folder `path`, read from its safetensors header."
-    from dflash_nb.run import _safetensors_header, find_checkpoint
+    from dflash_nb.run import safetensors_header, find_checkpoint
     p = Path(path)
     if not (p / 'model.safetensors').is_file() and (p / 'checkpoints').is_dir(): p = find_checkpoint(p) or p
     f = p / 'model.safetensors' if (p / 'model.safetensors').is_file() else p / 'drafter.safetensors'
     if not f.is_file(): raise FileNotFoundError(f"{path}: not a drafter export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder with one")
-    return {k: tuple(v['shape']) for k, v in json.loads(_safetensors_header(f)[0]).items() if k != '__metadata__'}
+    return {k: tuple(v['shape']) for k, v in json.loads(safetensors_header(f)[0]).items() if k != '__metadata__'}
 
 def init_problem(path, cfg:DFlashConfig) -> str|None:
     "Why the drafter folder `path` cannot start a drafter of config `cfg` (None: it can): missing, another architecture, other shapes."

@@ -14,11 +14,12 @@ from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
 __all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'FLEX_TILE_SM90_D64', 'DFLASH_PY', 'VLLM_DRAFT_ATTENTION_BACKEND',
-           'DFlashConfig', 'split_rope', 'target_rope', 'dflash_mask_mod', 'dense_dflash_mask',
-           'create_dflash_block_mask', 'flex_dflash_attention', 'flex_kernel_options', 'sdpa_dflash_attention',
-           'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention', 'DFlashDecoderLayer',
-           'DFlashDrafter', 'grad_like_later_layers', 'crop_cache', 'yarn_scale_if_mscale_dropped', 'serving_warnings',
-           'card_path', 'launch_argv', 'shell_line', 'model_card']
+           'DFlashConfig', 'split_rope', 'dtype_name', 'target_rope', 'dflash_mask_mod', 'dense_dflash_mask',
+           'device_key', 'compile_fn', 'create_dflash_block_mask', 'flex_dflash_attention', 'flex_kernel_options',
+           'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention',
+           'DFlashDecoderLayer', 'DFlashDrafter', 'grad_like_later_layers', 'crop_cache', 'atomic_write',
+           'yarn_scale_if_mscale_dropped', 'serving_warnings', 'card_path', 'launch_argv', 'shell_line', 'model_card',
+           'load_checked']
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
 from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
@@ -202,7 +203,7 @@ def _get(c, *names, default=None):
     return default
 
 # %% ../nbs/03_drafter.ipynb #e72fad89
-def _dtype_name(dt):
+def dtype_name(dt):
     if dt is None: return 'bfloat16'
     return str(dt).replace('torch.', '')
 
@@ -249,7 +250,7 @@ def _target_fields(tc, num_layers:int, block_size:int, num_taps:int|None, target
     return dict(hidden_size=hidden, intermediate_size=_get(tc, 'intermediate_size', default=3 * hidden), num_hidden_layers=num_layers,
               **shape, vocab_size=_get(tc, 'vocab_size'), rms_norm_eps=_get(tc, 'rms_norm_eps', default=1e-6), rope_theta=theta,
               max_position_embeddings=_get(tc, 'max_position_embeddings', default=40960), block_size=block_size,
-              num_target_layers=n_t, target_layer_ids=ids, dtype=_dtype_name(_get(tc, 'dtype', 'torch_dtype')), rope_scaling=scaling)
+              num_target_layers=n_t, target_layer_ids=ids, dtype=dtype_name(_get(tc, 'dtype', 'torch_dtype')), rope_scaling=scaling)
 
 # %% ../nbs/03_drafter.ipynb #3b28c8e2
 def _token_text(tokenizer, tid) -> str|None:
@@ -312,7 +313,7 @@ def dense_dflash_mask(anchors, keep, seq_len:int, block_size:int, sliding_window
 _MASK_BUILDERS, _FLEX = {}, {}
 RECOMPILE_LIMIT = 64
 
-def _dev_key(device):
+def device_key(device):
     d = torch.device(device)
     return (d.type, d.index)
 
@@ -327,7 +328,7 @@ def _compile_kwargs(device, dynamic=True, graphs:bool=False) -> dict:
     else: torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, RECOMPILE_LIMIT)
     return kw
 
-def _compile(fn, device, dynamic=True, graphs:bool=False): return torch.compile(fn, **_compile_kwargs(device, dynamic, graphs))
+def compile_fn(fn, device, dynamic=True, graphs:bool=False): return torch.compile(fn, **_compile_kwargs(device, dynamic, graphs))
 
 # %% ../nbs/03_drafter.ipynb #ebe826b1
 def _default_dynamic(device, shapes:str='auto') -> bool|None:
@@ -338,8 +339,8 @@ def _default_dynamic(device, shapes:str='auto') -> bool|None:
 
 # %% ../nbs/03_drafter.ipynb #67a3358f
 def _mask_builder(device):
-    key = _dev_key(device)
-    if key not in _MASK_BUILDERS: _MASK_BUILDERS[key] = _compile(compiled_only(create_block_mask), device)
+    key = device_key(device)
+    if key not in _MASK_BUILDERS: _MASK_BUILDERS[key] = compile_fn(compiled_only(create_block_mask), device)
     return _MASK_BUILDERS[key]
 
 # %% ../nbs/03_drafter.ipynb #4a9f6bb3
@@ -361,8 +362,8 @@ def _flex_body(q, k, v, block_mask, scale, enable_gqa, kernel_options=None):
 # %% ../nbs/03_drafter.ipynb #5d240944
 def flex_dflash_attention(q, k, v, block_mask:BlockMask, scale:float|None=None, enable_gqa:bool=True, kernel_options:dict|None=None):
     "Compiled flex attention; q [B, Hq, Q, D], k/v [B, Hkv, KV, D] -> [B, Hq, Q, D]; `kernel_options`: its tile (`flex_kernel_options`)."
-    key = _dev_key(q.device)
-    if key not in _FLEX: _FLEX[key] = _compile(_flex_body, q.device, dynamic=_default_dynamic(q.device))
+    key = device_key(q.device)
+    if key not in _FLEX: _FLEX[key] = compile_fn(_flex_body, q.device, dynamic=_default_dynamic(q.device))
     return _FLEX[key](q, k, v, block_mask, scale, enable_gqa, kernel_options)
 
 # %% ../nbs/03_drafter.ipynb #f1e0b002
@@ -626,7 +627,7 @@ def _compile_layers(self, shapes:str='auto', flex_tile:str='auto', dynamic:bool|
     dynamic = _default_dynamic(dev, shapes) if isinstance(dynamic, str) else dynamic
     for l in self.layers: l.self_attn.flex_options = flex_kernel_options(self.config.head_dim, dev, flex_tile)
     self._layer_graphs = bool(graphs) and dev.type == 'cuda'           # a CPU has no CUDA graphs: the flag does nothing there
-    self._compiled_layers = [_compile(l, dev, dynamic, graphs=self._layer_graphs) for l in self.layers]
+    self._compiled_layers = [compile_fn(l, dev, dynamic, graphs=self._layer_graphs) for l in self.layers]
     return self
 
 DFlashDrafter.compile_layers = _compile_layers
@@ -819,7 +820,7 @@ class DFlashDraftModel(PreTrainedModel):
 '''
 
 # %% ../nbs/03_drafter.ipynb #1ddabb12
-def _atomic_write(path:Path, write):
+def atomic_write(path:Path, write):
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
     os.close(fd)
@@ -931,19 +932,19 @@ def _save_pretrained(self, save_dir, dtype=None):
     save_dir = Path(save_dir); save_dir.mkdir(parents=True, exist_ok=True)
     sd = {k: v.detach().to('cpu', dtype or v.dtype).contiguous() for k, v in self.state_dict().items()}
     cfg = self.config.to_hf_dict()
-    cfg['dtype'] = _dtype_name(next(iter(sd.values())).dtype)
+    cfg['dtype'] = dtype_name(next(iter(sd.values())).dtype)
     cfg['auto_map'] = {'AutoModel': 'dflash.DFlashDraftModel'}  # AutoModel.from_pretrained(save_dir, trust_remote_code=True)
-    _atomic_write(save_dir / 'model.safetensors', lambda p: save_file(sd, p, metadata={'format': 'pt'}))
-    _atomic_write(save_dir / 'dflash.py', lambda p: Path(p).write_text(DFLASH_PY))
-    _atomic_write(save_dir / 'README.md', lambda p: Path(p).write_text(model_card(self.config, save_dir)))
-    _atomic_write(save_dir / 'config.json', lambda p: Path(p).write_text(json.dumps(cfg, indent=2) + '\n'))
+    atomic_write(save_dir / 'model.safetensors', lambda p: save_file(sd, p, metadata={'format': 'pt'}))
+    atomic_write(save_dir / 'dflash.py', lambda p: Path(p).write_text(DFLASH_PY))
+    atomic_write(save_dir / 'README.md', lambda p: Path(p).write_text(model_card(self.config, save_dir)))
+    atomic_write(save_dir / 'config.json', lambda p: Path(p).write_text(json.dumps(cfg, indent=2) + '\n'))
     for w in serving_warnings(self.config): print(f"warning: {save_dir.name}: {w}", file=sys.stderr)
     return save_dir
 
 DFlashDrafter.save_pretrained = _save_pretrained
 
 # %% ../nbs/03_drafter.ipynb #ba562481
-def _load_checked(model, path:Path, device):
+def load_checked(model, path:Path, device):
     "Load `path/model.safetensors` into `model`, refusing missing or unexpected keys; the dtype of its first tensor."
     from safetensors.torch import load_file
     sd = load_file(str(path / 'model.safetensors'), device=str(device))
@@ -962,7 +963,7 @@ def _from_pretrained(cls, path, device='cpu', dtype=None) -> DFlashDrafter:
         if not (path / f).exists(): raise FileNotFoundError(f"{path / f}: missing (expected a z-lab format drafter folder)")
     cfg = getattr(cls, 'config_cls', DFlashConfig).from_hf_dict(json.loads((path / 'config.json').read_text()))   # DFlash2Drafter's: 03d
     with torch.device(device): model = cls(cfg)
-    saved_dtype = _load_checked(model, path, device)
+    saved_dtype = load_checked(model, path, device)
     return model.to(dtype or saved_dtype).eval()
 
 DFlashDrafter.from_pretrained = _from_pretrained

@@ -11,8 +11,9 @@ import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['PROTOCOLS', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats',
-           'draft_block', 'rollback_layers', 'snapshot_states', 'restore_states', 'speculative_generate',
+__all__ = ['PROTOCOLS', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'device_now',
+           'hf_model', 'unwrap_drafter', 'device_of', 'cache_kw', 'as_prompt_ids', 'draft_logits', 'draft_block',
+           'rollback_layers', 'snapshot_states', 'restore_states', 'speculative_generate', 'prompt_messages',
            'encode_prompt', 'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position']
 
 # %% ../nbs/07_eval.ipynb #4d87de79
@@ -142,7 +143,7 @@ class SpecStats:
     def time_per_token(self) -> float: return self.decode_s / max(self.n_new, 1)
 
 # %% ../nbs/07_eval.ipynb #3a4e9753
-def _now(device) -> float:
+def device_now(device) -> float:
     if torch.device(device).type == 'cuda': torch.cuda.synchronize(device)
     return time.perf_counter()
 
@@ -151,29 +152,29 @@ PROTOCOLS = {'ours': dict(max_new_tokens=256, headline='tau_pooled'),
              'reference': dict(max_new_tokens=2048, headline='tau_prompt_mean')}
 
 # %% ../nbs/07_eval.ipynb #41f265f5
-def _hf_model(target):
+def hf_model(target):
     "The transformers model behind `target` (a `Target` has it as `.model`)."
     return target.model if hasattr(target, 'capture') and hasattr(target, 'model') else target
 
 # %% ../nbs/07_eval.ipynb #50350064
-def _unwrap(drafter):
+def unwrap_drafter(drafter):
     "The drafter itself, out of a DDP/FSDP (`.module`) or `torch.compile` (`._orig_mod`) wrapper."
     while drafter is not None and not hasattr(drafter, 'config') and (hasattr(drafter, 'module') or hasattr(drafter, '_orig_mod')):
         drafter = getattr(drafter, 'module', None) or getattr(drafter, '_orig_mod')
     return drafter
 
 # %% ../nbs/07_eval.ipynb #6f9c8c35
-def _device_of(module, default):
+def device_of(module, default):
     p = next(iter(module.parameters()), None) if isinstance(module, torch.nn.Module) else None
     return default if p is None else p.device
 
-def _cache_kw(model) -> str:
+def cache_kw(model) -> str:
     "The name of the KV-cache argument of `model.forward`: `cache` (transformers >= 5.24) or `past_key_values`."
     import inspect
     return 'cache' if 'cache' in inspect.signature(model.forward).parameters else 'past_key_values'
 
 # %% ../nbs/07_eval.ipynb #c33c57c6
-def _as_prompt_ids(input_ids) -> torch.Tensor:
+def as_prompt_ids(input_ids) -> torch.Tensor:
     ids = torch.as_tensor(input_ids)
     if ids.dim() == 2:
         if ids.shape[0] != 1: raise ValueError(f"batch size 1 only: input_ids has shape {tuple(ids.shape)}")
@@ -194,7 +195,7 @@ def _draft_hidden(drafter, model, block_ids, ctx, start, cache, layer_dev):
     if cache is not None: crop_cache(cache, start)
     return h[0, 1 - B:].to(model.get_output_embeddings().weight.device)
 
-def _draft(drafter, model, block_ids, ctx, start, cache, layer_dev):
+def draft_logits(drafter, model, block_ids, ctx, start, cache, layer_dev):
     "Draft logits `[B-1, V]` for block `block_ids` `[B]` at positions `start..`, given context hidden states `ctx` `[1, C, n*H]`."
     h, head = _draft_hidden(drafter, model, block_ids, ctx, start, cache, layer_dev), model.get_output_embeddings()
     if hasattr(drafter, 'compute_logits'): return drafter.compute_logits(h, head)
@@ -231,7 +232,7 @@ def draft_block(drafter, model, block_ids, ctx, start, cache, layer_dev, tempera
         h = _draft_hidden(drafter, model, block_ids, ctx, start, cache, layer_dev)
         toks, dl = drafter.propose(h[None], block_ids[:1].to(h.device), model.get_output_embeddings(), temperature, generator)
         return toks[0], dl[0]
-    dl = _draft(drafter, model, block_ids, ctx, start, cache, layer_dev)
+    dl = draft_logits(drafter, model, block_ids, ctx, start, cache, layer_dev)
     return (dl.argmax(-1) if temperature <= 0 else _sample(_probs(dl, temperature), generator)), dl
 
 def _propose_block(drafter, model, last, B, mask_id, ctx, start, dcache, layer_dev, temperature, generator) -> tuple:
@@ -347,22 +348,22 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
                          protocol:str='ours', # 'reference': z-lab benchmark counting (see below)
                         ) -> tuple[torch.Tensor, SpecStats]:
     "Generate with draft-and-verify steps; returns the new token ids `LongTensor[n]` (on CPU) and `SpecStats`."
-    model, drafter = exact_verify(_hf_model(target_model)), _unwrap(drafter)   # DSA indexers verify as they decode (02a_archs), however loaded
+    model, drafter = exact_verify(hf_model(target_model)), unwrap_drafter(drafter)   # DSA indexers verify as they decode (02a_archs), however loaded
     dev = model.get_input_embeddings().weight.device
     B, mask_id, layer_ids = _loop_settings(drafter, block_size, max_new_tokens, protocol)
     stops, taps, ref = set(stop_token_ids or []), B > 1, protocol == 'reference'
-    ids = _as_prompt_ids(input_ids)
+    ids = as_prompt_ids(input_ids)
     S = ids.numel(); st = SpecStats(B, S)
-    layer_dev, taps_ids = (_device_of(drafter, dev) if taps else dev), (layer_ids if taps else None)
+    layer_dev, taps_ids = (device_of(drafter, dev) if taps else dev), (layer_ids if taps else None)
     cache, dcache = make_cache(model.config, keep=B), (make_cache(getattr(drafter, 'config', None)) if taps and drafter_cache else None)
-    kv = {_cache_kw(model): cache}
-    t0 = _now(dev)
+    kv = {cache_kw(model): cache}
+    t0 = device_now(dev)
     first, ctx = _prefill_first(model, ids, kv, taps_ids, temperature, generator)
     states = rollback_layers(cache, model.config)   # layers with a recurrent state (hybrid targets); refuses what cannot roll back
     keep_block = _crop_block if _crops_exactly(cache, states, B) else _keep_block   # 5.25 on: transformers' crop alone
     new, start = [first], S
     st.stopped, seen = first in stops and not ref, first in stops
-    t1 = _now(dev); st.prefill_s = t1 - t0
+    t1 = device_now(dev); st.prefill_s = t1 - t0
     while (len(new) <= max_new_tokens if ref else len(new) < max_new_tokens) and not st.stopped:
         block, draft_logits = _propose_block(drafter, model, new[-1], B, mask_id, ctx, start, dcache, layer_dev, temperature, generator)
         snap = snapshot_states(cache, states) if B > 1 and keep_block is _keep_block else []
@@ -373,11 +374,11 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
         if taps: ctx = h[:, :k] if drafter_cache else torch.cat([ctx, h[:, :k]], dim=1)
         start += k
     if ref: new = _cut_as_reference(new, max_new_tokens, stops)
-    st.decode_s, st.n_new = _now(dev) - t1, len(new)
+    st.decode_s, st.n_new = device_now(dev) - t1, len(new)
     return torch.tensor(new, dtype=torch.long), st
 
 # %% ../nbs/07_eval.ipynb #7201c561
-def _prompt_messages(p, i) -> list:
+def prompt_messages(p, i) -> list:
     "Messages of prompt `i`: a string is one user turn; trailing assistant turns are dropped."
     from dflash_nb.data import normalize_conversation, DataError
     rec = {'messages': [{'role': 'user', 'content': p}]} if isinstance(p, str) else {'messages': p} if isinstance(p, list) else p
@@ -398,7 +399,7 @@ def encode_prompt(tokenizer, messages, chat_template_kwargs:dict=None, **templat
 def default_stop_ids(model, tokenizer) -> list[int]:
     "End tokens: the tokenizer's `eos_token_id` and the model's `generation_config.eos_token_id` (int or list)."
     ids = {getattr(tokenizer, 'eos_token_id', None)}
-    g = getattr(getattr(_hf_model(model), 'generation_config', None), 'eos_token_id', None)
+    g = getattr(getattr(hf_model(model), 'generation_config', None), 'eos_token_id', None)
     ids |= set(g) if isinstance(g, (list, tuple)) else {g}
     return sorted(i for i in ids if i is not None)
 

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 __all__ = ['StaticKV', 'fast_unsupported', 'FastDecoder', 'fast_speculative_generate', 'fast_generators']
 
 # %% ../nbs/07a_fast.ipynb #96e30137
-from .evaluate import (SpecStats, _as_prompt_ids, _cache_kw, _device_of, _draft, _hf_model, _now, _unwrap, draft_settings,
+from .evaluate import (SpecStats, as_prompt_ids, cache_kw, device_of, draft_logits, hf_model, device_now, unwrap_drafter, draft_settings,
                                 make_cache, speculative_generate, tapped_hidden, draft_block)
 
 # %% ../nbs/07a_fast.ipynb #05ce70c7
@@ -37,7 +37,7 @@ class StaticKV:
 # %% ../nbs/07a_fast.ipynb #2a28bfc0
 def fast_unsupported(target_model, temperature:float=0.0) -> str|None:
     "Why `FastDecoder` cannot decode with this target (None when it can)."
-    model = _hf_model(target_model)
+    model = hf_model(target_model)
     cfg = model.config.get_text_config() if hasattr(model.config, 'get_text_config') else model.config
     impl, lt = getattr(model.config, '_attn_implementation', None), getattr(cfg, 'layer_types', None)
     if temperature > 0: return f"temperature={temperature}: the fast loop is greedy only"
@@ -49,7 +49,7 @@ def fast_unsupported(target_model, temperature:float=0.0) -> str|None:
 # %% ../nbs/07a_fast.ipynb #a286db05
 def _static_drafter(drafter, device) -> bool:
     "Our `DFlashDrafter`, one kind of full-attention layer, on `device`: its KV cache can be static."
-    if not isinstance(drafter, DFlashDrafter) or _device_of(drafter, device) != device: return False
+    if not isinstance(drafter, DFlashDrafter) or device_of(drafter, device) != device: return False
     attn = [l.self_attn for l in drafter.layers]
     return all(a.sliding_window is None for a in attn) and len({a.is_causal for a in attn}) == 1
 
@@ -87,13 +87,13 @@ class FastDecoder:
                  block_size:int=None, # default: the drafter's
                  graphs=None, # CUDA graphs: default on a GPU (True/False; or a stand-in class for tests)
                 ):
-        self.model, self.drafter = _hf_model(target_model), _unwrap(drafter)
+        self.model, self.drafter = hf_model(target_model), unwrap_drafter(drafter)
         if (why := fast_unsupported(self.model)): raise ValueError(f"FastDecoder: {why}; use speculative_generate")
         if self.drafter is None and block_size not in (None, 1): raise ValueError(f"block_size={block_size} needs a drafter")
         B, mask_id, self.layer_ids = (1, 0, []) if self.drafter is None else draft_settings(self.drafter)
         self.B = B if block_size is None else int(block_size)
         emb = self.model.get_input_embeddings().weight
-        self.dev, self.dtype, self.taps, self.kw = emb.device, emb.dtype, self.B > 1, _cache_kw(self.model)
+        self.dev, self.dtype, self.taps, self.kw = emb.device, emb.dtype, self.B > 1, cache_kw(self.model)
         self.cap = -(-max(int(capacity), 4 * self.B) // 64) * 64
         self.static = self.taps and _static_drafter(self.drafter, self.dev)
         self.causal = self.static and self.drafter.layers[0].self_attn.is_causal
@@ -223,25 +223,25 @@ FastDecoder._graph = _fd_graph
 @torch.inference_mode()
 def _fd_generate(self:FastDecoder, input_ids, max_new_tokens:int, stop_token_ids=None) -> tuple[torch.Tensor, SpecStats]:
     "Greedy generation as `speculative_generate(..., temperature=0)`: the new token ids (CPU) and `SpecStats`."
-    ids = _as_prompt_ids(input_ids)
+    ids = as_prompt_ids(input_ids)
     S, B, stops = ids.numel(), self.B, set(stop_token_ids or [])
     if max_new_tokens < 1: raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
     if S + max_new_tokens + B > self.cap:
         raise ValueError(f"FastDecoder: a {S}-token prompt + max_new_tokens={max_new_tokens} + block size {B} exceeds its "
                          f"capacity {self.cap}; build it with capacity >= {S + max_new_tokens + B}")
     st, gcache = SpecStats(B, S), (make_cache(getattr(self.drafter, 'config', None)) if self.taps and not self.static else None)
-    t0 = _now(self.dev)
+    t0 = device_now(self.dev)
     logits, ctx = self._prefill(ids)
     new, start = [int(logits[-1].argmax())], S
     st.stopped, self.tcache.length = new[0] in stops, S
-    t1 = _now(self.dev); st.prefill_s = t1 - t0
+    t1 = device_now(self.dev); st.prefill_s = t1 - t0
     self.nctx_t.fill_(S)
     while len(new) < max_new_tokens and not st.stopped:
         self.vblk[0, 0] = new[-1]; self.start_t.fill_(start)
         if self.taps:
             self.dblk[0, 0] = new[-1]
             if not self.static:
-                self.vblk[0, 1:] = draft_block(self.drafter, self.model, self.dblk[0], ctx, start, gcache, _device_of(self.drafter, self.dev))[0]
+                self.vblk[0, 1:] = draft_block(self.drafter, self.model, self.dblk[0], ctx, start, gcache, device_of(self.drafter, self.dev))[0]
             elif ctx is not None: self._draft_static(ctx)   # the first draft: the whole prompt as context, eager
             else: self.draft()
         res, hid, _ = self.verify()
@@ -254,7 +254,7 @@ def _fd_generate(self:FastDecoder, input_ids, max_new_tokens:int, stop_token_ids
         start += k; self.tcache.length = start      # "crop": the positions past `start` are hidden, then overwritten
         self.t_hid, ctx = hid, (hid[:, :k] if self.taps and not self.static else None)
         self.nctx_t.fill_(k)
-    st.decode_s, st.n_new = _now(self.dev) - t1, len(new)
+    st.decode_s, st.n_new = device_now(self.dev) - t1, len(new)
     return torch.tensor(new, dtype=torch.long), st
 
 FastDecoder.generate = _fd_generate
@@ -271,8 +271,8 @@ def fast_speculative_generate(target_model, drafter, input_ids, max_new_tokens:i
         return speculative_generate(target_model, drafter, input_ids, max_new_tokens, temperature=temperature,
                                     stop_token_ids=stop_token_ids, block_size=block_size, generator=generator)
     if decoder is None:
-        B = 1 if drafter is None else (block_size or draft_settings(_unwrap(drafter))[0])
-        decoder = FastDecoder(target_model, drafter, _as_prompt_ids(input_ids).numel() + max_new_tokens + B, block_size, graphs)
+        B = 1 if drafter is None else (block_size or draft_settings(unwrap_drafter(drafter))[0])
+        decoder = FastDecoder(target_model, drafter, as_prompt_ids(input_ids).numel() + max_new_tokens + B, block_size, graphs)
     return decoder.generate(input_ids, max_new_tokens, stop_token_ids)
 
 # %% ../nbs/07a_fast.ipynb #2b643f6c
@@ -293,7 +293,7 @@ def fast_generators(target_model, drafter, prompts_ids, max_new_tokens:int, bloc
         warnings.warn(f"fast decoding unavailable: {why}; using speculative_generate")
         return (lambda ids: speculative_generate(target_model, drafter, ids, max_new_tokens, block_size=block_size, **kw),
                 lambda ids: speculative_generate(target_model, None, ids, max_new_tokens, **kw))
-    B = 1 if drafter is None else (block_size or draft_settings(_unwrap(drafter))[0])
+    B = 1 if drafter is None else (block_size or draft_settings(unwrap_drafter(drafter))[0])
     cap = max([int(p.numel()) for p in prompts_ids] + [1]) + max_new_tokens + B
     return (_lazy_loop(target_model, drafter, cap, block_size, graphs, max_new_tokens, stop_token_ids),
             _lazy_loop(target_model, None, cap, None, graphs, max_new_tokens, stop_token_ids))

@@ -13,18 +13,19 @@ import torch
 import torch.distributed as dist
 
 # %% auto #0
-__all__ = ['QWEN3_27B_CLASS', 'ConfigError', 'parse_devices', 'Role', 'Layout', 'resolve_layout', 'step_batches',
+__all__ = ['QWEN3_27B_CLASS', 'ConfigError', 'error_line', 'parse_devices', 'Role', 'Layout', 'resolve_layout', 'step_batches',
            'drafter_batches', 'target_batches', 'StopRequested', 'Transport', 'torchrun_cpu', 'torchrun_workers',
-           'torchrun_commands', 'PeerLost', 'Peers', 'report_status', 'read_status', 'job_store', 'transport_bandwidth',
-           'Rates', 'parse_rates', 'shape_config', 'target_params', 'drafter_params', 'length_mix', 'dataset_mix',
-           'mix_flops', 'memory_gb', 'split_layout', 'plan_layout', 'measure_rates']
+           'torchrun_commands', 'PeerLost', 'proc_start', 'Peers', 'rank_lost', 'stop_code', 'report_status',
+           'read_status', 'job_store', 'transport_bandwidth', 'Rates', 'parse_rates', 'shape_config', 'target_params',
+           'drafter_params', 'length_mix', 'dataset_mix', 'mix_flops', 'memory_gb', 'split_layout', 'plan_layout',
+           'measure_rates']
 
 # %% ../nbs/05_layout.ipynb #ed701ac9
 class ConfigError(ValueError):
     "A bad training option: the message names the option, the value and what would be valid."
 
 # %% ../nbs/05_layout.ipynb #6bdd6ffb
-def _error_line(msg):
+def error_line(msg):
     "The one-line error of `dflash_nb_train`, in one write: the ranks of a run share stderr, and two lines must not run together."
     sys.stderr.write(f"dflash_nb_train: error: {msg}\n"); sys.stderr.flush()
 
@@ -335,7 +336,7 @@ class PeerLost(RuntimeError):
 _PROC = Path('/proc/self/stat').exists()
 
 # %% ../nbs/05_layout.ipynb #856dbbb4
-def _proc_start(pid:int):
+def proc_start(pid:int):
     "Start time of local process `pid` (guards against a reused pid), or None when it is gone or a zombie."
     try: st = Path(f'/proc/{pid}/stat').read_text()
     except OSError: return None
@@ -358,7 +359,7 @@ class Peers:
 
     def start(self):
         "Register this process, then beat and watch the other ranks from a thread."
-        with self.lock: self.store.set(f'proc/{self.rank}', f'{self.host} {os.getpid()} {_proc_start(os.getpid())}')
+        with self.lock: self.store.set(f'proc/{self.rank}', f'{self.host} {os.getpid()} {proc_start(os.getpid())}')
         threading.Thread(target=self._watch, daemon=True, name='dflash-peers').start()
         return self
 
@@ -402,7 +403,7 @@ def _check(self:Peers) -> str|None:
     return self.lost
 
 # %% ../nbs/05_layout.ipynb #418a3275
-def _rank_lost(self:Peers, r:int):
+def rank_lost(self:Peers, r:int):
     "Why rank `r` is lost (failed or stopped by a signal, its process gone, or silent too long), or None; a rank that finished is not watched again."
     s = self.store
     if s.check([f'done/{r}']): self.done.add(r); return None
@@ -411,7 +412,7 @@ def _rank_lost(self:Peers, r:int):
         return f"{self.describe(r)} {why}" if why.startswith('stopped by ') else f"{self.describe(r)} failed: {why}"
     if r not in self.procs and s.check([f'proc/{r}']): self.procs[r] = s.get(f'proc/{r}').decode().split()
     host, pid, start = self.procs.get(r, (None, '0', None))
-    if host == self.host and _PROC and _proc_start(int(pid)) != start:
+    if host == self.host and _PROC and proc_start(int(pid)) != start:
         return f"{self.describe(r)} died (its process {pid} is gone)"
     n, now = s.add(f'hb/{r}', 0), time.monotonic()
     if self.beats.get(r, (None,))[0] != n: self.beats[r] = (n, now)
@@ -424,7 +425,7 @@ def _find_lost(self:Peers):
     if s.check(['lost']): return s.get('lost').decode()
     for r in range(self.world):
         if r == self.rank or r in self.done: continue
-        if (msg := _rank_lost(self, r)): return msg
+        if (msg := rank_lost(self, r)): return msg
 
 Peers.check, Peers._find_lost = _check, _find_lost
 
@@ -445,7 +446,7 @@ def _raise_if_lost(self:Peers):
     if self.lost: self.reported.set(); raise PeerLost(self.message(self.lost))
 
 # %% ../nbs/05_layout.ipynb #f205c3d0
-def _stop_code(msg:str) -> int:
+def stop_code(msg:str) -> int:
     "128 + N when `msg` says a rank stopped by signal N (the others stop with the same status), else 0."
     m = re.search(r' stopped by (SIG[A-Z]+)', msg or '')
     return 128 + signal.Signals[m.group(1)].value if m and m.group(1) in signal.Signals.__members__ else 0
@@ -468,10 +469,10 @@ def read_status(path) -> int|None:
 def _exit_lost(self:Peers, msg:str, grace_s:float=3.):
     "The watcher's reaction: the main thread gets `grace_s` to report it; if it is stuck in a collective, print and exit."
     if not self.reported.wait(grace_s):
-        code = _stop_code(msg)
+        code = stop_code(msg)
         if code:                                          # a stop, not a failure: its status, as `report_status` passes it on
             sys.stderr.write(f"[dflash_nb] {self.message(msg)}\n"); sys.stderr.flush()  # one write: ranks share stderr; os._exit(report_status(code))
-        _error_line(self.message(msg)); os._exit(1)
+        error_line(self.message(msg)); os._exit(1)
     if not self.closed.wait(30.): os._exit(1)             # reported, but stuck on the way out
 
 # %% ../nbs/05_layout.ipynb #b73422fc

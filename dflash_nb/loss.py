@@ -17,7 +17,7 @@ __all__ = ['CE_KERNEL', 'MIN_BLOCK_QUERIES', 'sample_anchors', 'default_gamma', 
 
 # %% ../nbs/03a_loss.ipynb #d06fcdbe
 from .compile import compiled_only
-from .drafter import DFlashConfig, DFlashDrafter, _compile, _dev_key
+from .drafter import DFlashConfig, DFlashDrafter, compile_fn, device_key
 
 # %% ../nbs/03a_loss.ipynb #743e5266
 def sample_anchors(loss_mask, num_anchors:int, generator:torch.Generator|None=None, width_multiple:int=1):
@@ -192,8 +192,8 @@ def _ce_chunk(logits, lab, w, need_grad:bool, fused:bool|str, dpace:tuple|None=N
                           "the LM head's loss goes on through inductor's fused chunk (--ce-kernel inductor avoids this)")
     if fused == 'triton': fused = True
     if not fused: return _ce_chunk_inplace(logits, lab, w, need_grad, dpace)
-    key = _dev_key(logits.device)
-    if key not in _CE: _CE[key] = _compile(compiled_only(_ce_chunk_fused), logits.device)
+    key = device_key(logits.device)
+    if key not in _CE: _CE[key] = compile_fn(compiled_only(_ce_chunk_fused), logits.device)
     return _CE[key](logits, lab, w, need_grad, dpace)
 
 # %% ../nbs/03a_loss.ipynb #dd0a0017

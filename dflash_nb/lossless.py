@@ -12,7 +12,7 @@ import torch.nn.functional as F
 __all__ = ['CorruptedOracle', 'lossless_loops', 'lossless_check']
 
 # %% ../nbs/07c_lossless.ipynb #6cace55c
-from .evaluate import PROTOCOLS, _as_prompt_ids, _hf_model, speculative_generate
+from .evaluate import PROTOCOLS, as_prompt_ids, hf_model, speculative_generate
 from .fast import fast_speculative_generate, fast_unsupported
 from .chat import generate_kwargs
 
@@ -43,7 +43,7 @@ _LOSSLESS_TEXT = "The quick brown fox jumps over the lazy dog. Speculative decod
 def _lossless_prompt(prompt) -> torch.Tensor:
     "Token ids of `prompt`: ids as given, or a tokenizer's ids of a fixed sentence (no chat template)."
     if callable(prompt) and hasattr(prompt, 'encode'): prompt = prompt(_LOSSLESS_TEXT, add_special_tokens=False)['input_ids']
-    return _as_prompt_ids(prompt)
+    return as_prompt_ids(prompt)
 
 # %% ../nbs/07c_lossless.ipynb #cb845986
 def _greedy_ids(model, ids, n:int) -> torch.Tensor:
@@ -61,7 +61,7 @@ def lossless_loops(target_model, # transformers causal LM (or a `Target`), eval 
                    prompt, # token ids ([S] or [1, S]), or a tokenizer (then a fixed sentence)
                    max_new_tokens:int=24, block_size:int=4) -> dict:
     "Per loop ('ours', 'reference', and 'fast' where `FastDecoder` runs the target): whether it decoded exactly as greedy `generate`."
-    model, ids = _hf_model(target_model), _lossless_prompt(prompt)
+    model, ids = hf_model(target_model), _lossless_prompt(prompt)
     want = _greedy_ids(model, ids, max_new_tokens + 2 * block_size)
     oracle = CorruptedOracle(torch.cat([ids, want]), model.get_output_embeddings().weight.shape[0], block_size)
     runs = {p: (lambda p=p: speculative_generate(model, oracle, ids, max_new_tokens, protocol=p)) for p in PROTOCOLS}

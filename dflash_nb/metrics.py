@@ -10,8 +10,8 @@ import torch
 from .run import open_nofollow, write_file
 
 # %% auto #0
-__all__ = ['MetricsLog', 'read_metrics', 'wandb_mode', 'plot_metrics', 'rank_stats', 'write_rank_stats', 'profile_headline',
-           'SyncSites', 'StepProfiler']
+__all__ = ['MetricsLog', 'read_metrics', 'wandb_mode', 'plot_metrics', 'wandb_init', 'rank_stats', 'write_rank_stats',
+           'profile_headline', 'SyncSites', 'StepProfiler']
 
 # %% ../nbs/06e_metrics.ipynb #91e8f0fe
 def _scalars(m:dict) -> dict:
@@ -130,7 +130,7 @@ def plot_metrics(run_dir):
     return fig
 
 # %% ../nbs/06e_metrics.ipynb #67518eab
-def _wandb_init(self) -> dict|None:
+def wandb_init(self) -> dict|None:
     "With `--wandb`, the leader's `wandb.init` arguments (online or offline said in one line, and why); else None."
     if not self.cfg.wandb: return None
     import wandb

@@ -9,12 +9,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['CPU_SMALL', 'DEMO_GPU', 'DFLASH2_OPTIONS', 'TrainConfig', 'parse_args', 'parse_profile_steps', 'parse_boundaries',
-           'sliding_layer_types', 'prepare_config']
+__all__ = ['CPU_SMALL', 'DEMO_GPU', 'DFLASH2_OPTIONS', 'TrainConfig', 'profile_defaults', 'parse_args', 'parse_profile_steps',
+           'parse_boundaries', 'sliding_layer_types', 'drafter_layer_types', 'sliding_kw', 'prepare_config',
+           'read_generation_config', 'check_given', 'resolve_data_path']
 
 # %% ../nbs/06a_options.ipynb #419f8a13
 from .layout import ConfigError, parse_devices, parse_rates, resolve_layout
-from .run import checkpoint_problem, _safetensors_header
+from .run import checkpoint_problem, safetensors_header
 
 # %% ../nbs/06a_options.ipynb #e6506dc1
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
@@ -125,7 +126,7 @@ CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=1536
 DEMO_GPU = dict(max_tokens=16384, num_anchors=32, max_length=1024, epochs=40, time_limit_min=8.0, eval_every=0, save_every=1000,
                 eval_prompts=100)
 
-def _profile(cfg:TrainConfig, cpu:bool) -> dict:
+def profile_defaults(cfg:TrainConfig, cpu:bool) -> dict:
     "The settings 'auto' brings: CPU_SMALL on a CPU-only run (or with small='on'), DEMO_GPU for the demo target on a GPU."
     if cfg.small == 'on' or (cfg.small == 'auto' and cpu): return CPU_SMALL
     return DEMO_GPU if cfg.small == 'auto' and cfg.target == 'demo' else {}
@@ -239,7 +240,7 @@ def _resolve_options(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     cfg = dataclasses.replace(cfg)
     cpu = _all_cpu(cfg)
     if cfg.small not in ('auto', 'on', 'off'): raise ConfigError(f"small={cfg.small!r}: use auto, on or off")
-    for k, v in _profile(cfg, cpu).items():
+    for k, v in profile_defaults(cfg, cpu).items():
         if k not in given: setattr(cfg, k, v)
     if cfg.precision == 'auto': cfg.precision = 'fp32' if cpu else 'bf16'
     if cfg.attention == 'auto': cfg.attention = 'sdpa' if cpu else 'flex'
@@ -284,13 +285,13 @@ def sliding_layer_types(spec:str, window:int, n_layers:int) -> list[str]|None:
     return ['sliding_attention' if i in ids else 'full_attention' for i in range(n_layers)]
 
 # %% ../nbs/06a_options.ipynb #e9463285
-def _layer_types(c:TrainConfig) -> list[str]:
+def drafter_layer_types(c:TrainConfig) -> list[str]:
     "Each drafter layer's type for run options `c`: as `--sliding-layers`/`--sliding-window` say, else all full attention."
     return sliding_layer_types(c.sliding_layers, c.sliding_window, c.draft_layers) or ['full_attention'] * c.draft_layers
 
-def _sliding_kw(c:TrainConfig) -> dict:
+def sliding_kw(c:TrainConfig) -> dict:
     "The `DFlashConfig` fields the sliding options set: `layer_types` and `sliding_window` (None without sliding layers)."
-    return dict(layer_types=_layer_types(c), sliding_window=c.sliding_window or None)
+    return dict(layer_types=drafter_layer_types(c), sliding_window=c.sliding_window or None)
 
 # %% ../nbs/06a_options.ipynb #9ce7384c
 DFLASH2_OPTIONS = ('conv_kernel', 'conv_group', 'selector_rank', 'selector_top_k', 'selector_alpha', 'selector_gold',
@@ -424,7 +425,7 @@ def _weight_shapes(folder) -> dict:
     "Checkpoint key -> shape, from the safetensors headers alone (no tensor is read)."
     out = {}
     for f in sorted(Path(folder).glob('*.safetensors')):
-        out.update({k: v['shape'] for k, v in json.loads(_safetensors_header(f)[0]).items() if k != '__metadata__'})
+        out.update({k: v['shape'] for k, v in json.loads(safetensors_header(f)[0]).items() if k != '__metadata__'})
     return out
 
 # %% ../nbs/06a_options.ipynb #13e6e22f
@@ -469,7 +470,7 @@ def _mask_id(cfg:TrainConfig, vocab:int, tokenizer, stop_ids=()) -> int:
     except ValueError as e: raise ConfigError(f"--mask-token-id: {e}") from None
 
 # %% ../nbs/06a_options.ipynb #1964c40a
-def _generation_config(path):
+def read_generation_config(path):
     "The target's `GenerationConfig` (its eos ids are stop ids too), or None without a generation_config.json."
     from transformers import GenerationConfig
     try: return GenerationConfig.from_pretrained(path)
@@ -488,14 +489,14 @@ def _check_drafter_sizes(cfg:TrainConfig, tcfg, taps, mask_id):
     if not cfg.init_from: return
     kind = DFlash2Config if cfg.drafter == 'dflash2' else DFlashConfig
     dc = kind.from_target(tcfg, num_layers=cfg.draft_layers, block_size=cfg.block_size, target_layer_ids=taps, mask_token_id=mask_id,
-                          **_sliding_kw(cfg), **_drafter_kw(cfg))
+                          **sliding_kw(cfg), **_drafter_kw(cfg))
     if (why := init_problem(cfg.init_from, dc)): raise ConfigError(f"--init-from {cfg.init_from}: {why}")
 
 # %% ../nbs/06a_options.ipynb #7959f7f9
 def _check_heldout(path:str, n:int):
     "The held-out prompts of `--heldout` read as tau will read them (the first `n`); a `ConfigError` names a missing file, a bad record, or no prompt."
     from dflash_nb.tau import load_heldout_prompts
-    p = _resolve_data_path(path)
+    p = resolve_data_path(path)
     if not p.exists(): raise ConfigError(f"--heldout {path}: not found (--heldout '' trains without measuring tau)")
     try: prompts = load_heldout_prompts(p, n)
     except ValueError as e: raise ConfigError(f"--heldout {path}: {e} (--heldout '' trains without measuring tau)") from None
@@ -504,7 +505,7 @@ def _check_heldout(path:str, n:int):
 # %% ../nbs/06a_options.ipynb #df9876d6
 def _check_files(cfg:TrainConfig) -> list:
     "The data files (every one must exist), the held-out prompts (read and checked) and a checkpoint given to `--resume`; the data files."
-    files = [_resolve_data_path(f.strip()) for f in cfg.data.split(',') if f.strip()]
+    files = [resolve_data_path(f.strip()) for f in cfg.data.split(',') if f.strip()]
     if not files or (missing := [str(f) for f in files if not f.exists()]):
         raise ConfigError(f"--data {cfg.data!r}: {missing if files else 'no file given'} not found")
     if cfg.heldout: _check_heldout(cfg.heldout, cfg.eval_prompts)
@@ -530,22 +531,22 @@ def _check_target_attn(cfg:TrainConfig, folder, tcfg):
                           "transformers' flex attention cannot run on a CPU; use --target-attn auto")
 
 # %% ../nbs/06a_options.ipynb #ee47abb0
-def _check_given(cfg:TrainConfig, target_path) -> tuple:
+def check_given(cfg:TrainConfig, target_path) -> tuple:
     "Cheap checks of the data, held-out and target files, context, attention, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
-    from dflash_nb.targets import _causal_config, load_tokenizer
+    from dflash_nb.targets import causal_config, load_tokenizer
     files = _check_files(cfg)
-    folder, tcfg = _causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg)
+    folder, tcfg = causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
     _check_context(cfg, tc); _check_target_attn(cfg, folder, tcfg)
     from dflash_nb.mask_token import stop_token_ids
-    stops = stop_token_ids(None, tc, tcfg, _generation_config(folder))      # an explicit mask id may be none of these
+    stops = stop_token_ids(None, tc, tcfg, read_generation_config(folder))      # an explicit mask id may be none of these
     taps, mask = _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok, stops)
     _check_drafter_sizes(cfg, tcfg, taps, mask)
     return files, tcfg, tok, taps, mask
 
 # %% ../nbs/06a_options.ipynb #c77312e8
-def _resolve_data_path(p):
+def resolve_data_path(p):
     "A data path as given, else relative to the repository (so `data_samples/...` works from any folder)."
     p = Path(p)
     if p.exists() or p.is_absolute(): return p

@@ -15,14 +15,15 @@ from tqdm import tqdm
 __all__ = ['IDENTITY', 'LOCK_NAME', 'RegenError', 'read_prompts', 'prompt_key', 'answered_keys', 'select_prompts', 'pick_turns',
            'plan_batches', 'match_outputs', 'answer_batch', 'read_jsonl_lines', 'batch_estimate', 'part_records',
            'complete_prefix', 'merge', 'settings_diff', 'out_paths', 'saved_settings', 'check_resume', 'set_aside',
-           'OutLock', 'visible_gpus', 'worker_env', 'parse_args', 'PartCounter', 'provenance', 'regen', 'main']
+           'OutLock', 'visible_gpus', 'worker_env', 'parse_args', 'PartCounter', 'provenance', 'say_line', 'regen',
+           'main']
 
 # %% ../nbs/00a_regen.ipynb #3bbd7132
 import dflash_nb
-from .data import DataError, _iter_records, normalize_conversation, open_text, template_kwargs
+from .data import DataError, iter_records, normalize_conversation, open_text, template_kwargs
 from .answers import regenerate, write_jsonl
 from .targets import TargetError, demo_target, load_tokenizer
-from .run import threading_main, _libc, _tie_to
+from .run import threading_main, libc_handle, tie_to
 from .chat import EFFORTS, effort_kwargs, is_harmony
 
 # %% ../nbs/00a_regen.ipynb #2ba35978
@@ -35,7 +36,7 @@ def read_prompts(path) -> list:
     p = Path(path)
     if not p.is_file(): raise DataError("a folder: give one prompt file" if p.is_dir() else "no such file", path=p)
     out = []
-    for line, rec, err in _iter_records(p):
+    for line, rec, err in iter_records(p):
         if err is None:
             try: normalize_conversation(rec, require_assistant=False)
             except DataError as e: err = e
@@ -520,12 +521,12 @@ def _session(a, parts, session:int, todo:list, path, gpus:list, start:float, com
 # %% ../nbs/00a_regen.ipynb #b3d714d9
 def _start(parts, run:dict, gpus:list, lock_fd:int=None) -> list:
     "Start the session's processes (`python -m dflash_nb.regen --worker ...`): each in a session of its own, tied to the launcher, holding the lock `lock_fd`, its output to its log."
-    me, libc, procs = os.getpid(), _libc(), []
+    me, libc, procs = os.getpid(), libc_handle(), []
     for r in range(run['procs']):
         with open(parts / f"s{run['session']}-r{r}.log", 'w') as log:
             procs.append(subprocess.Popen([sys.executable, '-m', 'dflash_nb.regen', '--worker', str(parts), str(run['session']), str(r)],
                                           env=worker_env(gpus, r), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                          start_new_session=True, pass_fds=() if lock_fd is None else (lock_fd,), preexec_fn=lambda: _tie_to(me, libc)))
+                                          start_new_session=True, pass_fds=() if lock_fd is None else (lock_fd,), preexec_fn=lambda: tie_to(me, libc)))
     return procs
 
 # %% ../nbs/00a_regen.ipynb #64753949
@@ -612,7 +613,7 @@ def provenance(parts, st:dict, counts:dict, dst) -> dict:
 def _error(msg): sys.stderr.write(f"dflash_nb_regen: error: {msg}\n"); sys.stderr.flush()
 
 # %% ../nbs/00a_regen.ipynb #1f9d5619
-def _say(msg): print(msg, flush=True)
+def say_line(msg): print(msg, flush=True)
 
 # %% ../nbs/00a_regen.ipynb #cf6c443f
 def _header(a, st:dict, n_done:int, run:dict, parts) -> str:
@@ -676,15 +677,15 @@ def regen(a, argv, start:float, prog:str='dflash_nb_regen', sig=None) -> int:
     dst, meta, parts = out_paths(a.outdir, name)
     with OutLock(a.outdir).acquire(command) as lock:
         if a.restart and (aside := set_aside(a.outdir, name)):
-            _say(f"--restart: the earlier run of {name} is kept in {aside[0]}/ ({aside[1]:,} answers in {aside[0] / dst.name}: --skip takes it)")
+            say_line(f"--restart: the earlier run of {name} is kept in {aside[0]}/ ({aside[1]:,} answers in {aside[0] / dst.name}: --skip takes it)")
         if check_resume(a.outdir, name, st) == 'done':
-            _say(f"nothing left to answer: {dst} holds every answer of these settings (see {meta}; --restart answers again)"); return 0
+            say_line(f"nothing left to answer: {dst} holds every answer of these settings (see {meta}; --restart answers again)"); return 0
         parts.mkdir(parents=True, exist_ok=True); _write_json(parts / 'settings.json', st)
         if read_jsonl_lines(parts / 'prompts.jsonl') != recs: write_jsonl(parts / 'prompts.jsonl', recs)
         done = part_records(parts)
-        if len(done) == len(recs): _say(_closing(_finish(parts, st, len(recs), dst, meta), dst, meta, parts)); return 0
+        if len(done) == len(recs): say_line(_closing(_finish(parts, st, len(recs), dst, meta), dst, meta, parts)); return 0
         run = _session(a, parts, 1 + max(_sessions(parts), default=-1), [i for i in range(len(recs)) if i not in done], path, gpus, start, command, st)
-        _say(_header(a, st, len(done), run, parts))
+        say_line(_header(a, st, len(done), run, parts))
         return _run_session(a, parts, run, gpus, st, len(recs), len(done), dst, meta, lock.fd, sig)
 
 # %% ../nbs/00a_regen.ipynb #7612426f
@@ -708,7 +709,7 @@ def _run_session(a, parts, run, gpus, st, n:int, n_done:int, dst, meta, lock_fd:
     failed = _report(run, procs, stop, parts)
     rec = _finish(parts, st, n, dst, meta)
     if sig.signum: _error(f"stopped by {signal.Signals(sig.signum).name}: the processes finished the lines they were writing, the answers are merged; the same command answers the rest")
-    _say(_closing(rec, dst, meta, parts))
+    say_line(_closing(rec, dst, meta, parts))
     if sig.signum: return 128 + sig.signum
     if failed: return 1
     now = rec['sessions'][-1]['ranks'] if rec['sessions'] else []

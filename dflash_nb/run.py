@@ -10,15 +10,16 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['RUN_NAMES', 'LOCK_NAME', 'HELD_NAME', 'planted_links', 'check_run_dir', 'open_nofollow', 'write_file', 'RunLock',
-           'set_aside', 'pause_point', 'save_checkpoint', 'checkpoint_problem', 'find_checkpoint', 'load_checkpoint',
-           'clean_leftovers', 'roll_back', 'SaveError', 'weights_fingerprint', 'file_sha256', 'weights_sha256',
-           'config_fingerprint', 'data_fingerprint', 'drafter_identity', 'run_identity', 'checkpoint_meta',
-           'software_versions', 'refuse_other_run', 'StopRun', 'stop_status', 'stop_signals', 'StopFlag',
-           'threading_main', 'watch_launcher', 'run_status', 'launch_torchrun']
+__all__ = ['RUN_NAMES', 'LOCK_NAME', 'HELD_NAME', 'planted_links', 'link_refusal', 'check_run_dir', 'open_nofollow', 'write_file',
+           'RunLock', 'set_aside', 'pause_point', 'save_checkpoint', 'safetensors_header', 'checkpoint_problem',
+           'latest_entry', 'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'roll_back', 'SaveError',
+           'out_of_space', 'human_size', 'weights_fingerprint', 'file_sha256', 'weights_sha256', 'config_fingerprint',
+           'data_fingerprint', 'drafter_identity', 'run_identity', 'checkpoint_meta', 'software_versions',
+           'refuse_other_run', 'StopRun', 'stop_status', 'stop_signals', 'StopFlag', 'threading_main', 'libc_handle',
+           'tie_to', 'watch_launcher', 'run_status', 'launch_torchrun']
 
 # %% ../nbs/05a_run.ipynb #e2da7bf0
-from .layout import ConfigError, torchrun_workers, _proc_start, _stop_code, read_status
+from .layout import ConfigError, torchrun_workers, proc_start, stop_code, read_status
 
 # %% ../nbs/05a_run.ipynb #9235caa2
 RUN_NAMES = ('run.lock', '.run.lock.held', 'config.json', 'metrics.jsonl', 'summary.json', 'data_report.json', 'eval_final.json',
@@ -29,7 +30,7 @@ def planted_links(run_dir) -> list:
     return [Path(run_dir) / n for n in RUN_NAMES if (Path(run_dir) / n).is_symlink()]
 
 # %% ../nbs/05a_run.ipynb #15044828
-def _link_refusal(*paths) -> str:
+def link_refusal(*paths) -> str:
     "The line refusing symbolic links found where the run writes."
     def to(p):
         try: return os.readlink(p)
@@ -47,14 +48,14 @@ def check_run_dir(d):
         d.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix='.write-test-', dir=d); os.close(fd); os.unlink(probe)   # a new name: never a planted one
     except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
-    if links := planted_links(d): raise ConfigError(_link_refusal(*links))
+    if links := planted_links(d): raise ConfigError(link_refusal(*links))
 
 # %% ../nbs/05a_run.ipynb #094fac5f
 def open_nofollow(path, flags:int, mode:int=0o644) -> int:
     "`os.open` that refuses a symbolic link at `path` (a `ConfigError` naming it) instead of following it."
     try: return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     except OSError as e:
-        if e.errno == errno.ELOOP: raise ConfigError(_link_refusal(path)) from None
+        if e.errno == errno.ELOOP: raise ConfigError(link_refusal(path)) from None
         raise
 
 # %% ../nbs/05a_run.ipynb #b51f1ad0
@@ -190,7 +191,7 @@ def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, m
     "Atomically write checkpoint `step` (safetensors `tensors`, torch-saved `objects`, small JSON `meta`), point `latest` at it, keep `keep` up to it."
     from safetensors.torch import save_file
     root = Path(run_dir) / 'checkpoints'; root.mkdir(parents=True, exist_ok=True)
-    if root.is_symlink(): raise ConfigError(_link_refusal(root))
+    if root.is_symlink(): raise ConfigError(link_refusal(root))
     final, tmp = root / f'step_{step:07d}', Path(tempfile.mkdtemp(prefix=f'.tmp-step_{step:07d}-', dir=root))   # a new folder: nothing planted in it
     tensors = {k: v.detach().float().cpu().contiguous() for k, v in tensors.items()}
     try:
@@ -202,7 +203,7 @@ def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, m
         os.chmod(tmp, 0o755)
     except (OSError, RuntimeError) as e:
         shutil.rmtree(tmp, ignore_errors=True)
-        if not _out_of_space(e): raise
+        if not out_of_space(e): raise
         raise SaveError(_no_space_message(root, final, tensors)) from None
     write_file(root / 'latest', final.name)
     if final.is_symlink(): final.unlink()
@@ -218,7 +219,7 @@ def _prune(root:Path, final:Path, keep:int):
     for old in before[:max(0, len(before) - (keep - 1))]: shutil.rmtree(old, ignore_errors=True)
 
 # %% ../nbs/05a_run.ipynb #e1460ff7
-def _safetensors_header(path) -> tuple[bytes, int]:
+def safetensors_header(path) -> tuple[bytes, int]:
     "`(header bytes, file size the header promises)` of a safetensors file."
     with open(path, 'rb') as f:
         n = int.from_bytes(f.read(8), 'little'); raw = f.read(n) if 0 < n < 1 << 30 else b''
@@ -234,14 +235,14 @@ def checkpoint_problem(path) -> str|None:
     if not path.is_dir(): return "not a folder"
     if not (path / 'COMPLETE').exists(): return "no COMPLETE marker: not a finished checkpoint"
     try:
-        f = path / 'drafter.safetensors'; want = _safetensors_header(f)[1]
+        f = path / 'drafter.safetensors'; want = safetensors_header(f)[1]
         if f.stat().st_size != want: return f"drafter.safetensors has {f.stat().st_size:,} bytes, its header promises {want:,}: truncated"
         with zipfile.ZipFile(path / 'state.pt') as z: z.infolist()     # a cut zip loses its directory at the end
     except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e: return f"{type(e).__name__}: {e}"
     return None
 
 # %% ../nbs/05a_run.ipynb #017d13b3
-def _latest(root:Path) -> str|None:
+def latest_entry(root:Path) -> str|None:
     "The checkpoint name `root/latest` holds, or None."
     try: return (root / 'latest').read_text().strip() or None
     except OSError: return None
@@ -250,7 +251,7 @@ def find_checkpoint(run_dir, warn=None):
     "The checkpoint `--resume auto` continues: the one `checkpoints/latest` names; damaged, the newest complete one before it (named to `warn`); None without any."
     root = Path(run_dir) / 'checkpoints'
     done = sorted(root.glob('step_*'), reverse=True)
-    name = _latest(root)
+    name = latest_entry(root)
     later = [p for p in done if name is not None and p.name > name and checkpoint_problem(p) is None]
     if name is not None and (why := checkpoint_problem(root / name)) is None:
         if later and warn is not None: warn(f"warning: {root / 'latest'} names {name}: the later {', '.join(sorted(p.name for p in later))} "
@@ -330,13 +331,13 @@ def roll_back(run_dir, step:int, say=print) -> list:
 class SaveError(RuntimeError):
     "A checkpoint could not be written (the disk is full): the message names the folder, the space free and the space needed."
 
-def _out_of_space(e:Exception) -> bool:
+def out_of_space(e:Exception) -> bool:
     "Whether `e` is a write that failed for lack of space: ENOSPC/EDQUOT, or torch's zip writer cut short."
     if isinstance(e, OSError): return e.errno in (errno.ENOSPC, errno.EDQUOT)
     return any(s in str(e) for s in ('unexpected pos', 'PytorchStreamWriter failed', 'No space left on device'))
 
 # %% ../nbs/05a_run.ipynb #f9beff34
-def _size(n:float) -> str:
+def human_size(n:float) -> str:
     return next((f"{n / f:,.1f} {u}" for f, u in ((1e9, 'GB'), (1e6, 'MB'), (1e3, 'kB')) if n >= f), f"{n:,.0f} bytes")
 
 def _no_space_message(root:Path, final:Path, tensors:dict) -> str:
@@ -344,8 +345,8 @@ def _no_space_message(root:Path, final:Path, tensors:dict) -> str:
     last = (root / 'latest').read_text().strip() if (root / 'latest').exists() else None
     need = (sum(f.stat().st_size for f in (root / last).rglob('*') if f.is_file()) if last and (root / last).is_dir()
             else 3 * sum(t.numel() * 4 for t in tensors.values()))      # a first save: fp32 weights and Adam's two moments
-    return (f"cannot write checkpoint {final}: no space left on its disk ({_size(shutil.disk_usage(root).free)} free, a checkpoint "
-            f"needs about {_size(need)}): free some space or use another --run-dir; "
+    return (f"cannot write checkpoint {final}: no space left on its disk ({human_size(shutil.disk_usage(root).free)} free, a checkpoint "
+            f"needs about {human_size(need)}): free some space or use another --run-dir; "
             + (f"the latest complete checkpoint is still {last}" if last else "no checkpoint was written yet"))
 
 # %% ../nbs/05a_run.ipynb #0f853e6e
@@ -354,7 +355,7 @@ def weights_fingerprint(folder) -> str:
     import hashlib
     h = hashlib.sha256()
     for f in sorted(Path(folder).glob('*.safetensors')):
-        raw, _ = _safetensors_header(f); size = f.stat().st_size
+        raw, _ = safetensors_header(f); size = f.stat().st_size
         h.update(f"{f.name}:{size}".encode()); h.update(raw)
         with open(f, 'rb') as fh:
             for k in range(16): fh.seek(8 + len(raw) + (size - 8 - len(raw)) * k // 16); h.update(fh.read(4096))
@@ -425,7 +426,7 @@ def drafter_identity(c) -> dict:
 # %% ../nbs/05a_run.ipynb #b88476a8
 def run_identity(t, stage:str) -> dict:
     "What defines the run of trainer `t` (or any object with its fields, `layer_types` the drafter's): `stage` 'model' (known before loading anything) or 'data' (after tokenizing)."
-    from dflash_nb.dataset import tokenizer_fingerprint
+    from dflash_nb.data import tokenizer_fingerprint
     c = t.cfg
     if stage == 'data':
         return {'data': data_fingerprint(t.ds), 'drafter.mask_token_id': t.mask_id, 'boundaries': [int(b) for b in t.boundaries]}
@@ -511,11 +512,11 @@ class StopFlag:
             if signum == signal.SIGTERM: os._exit(128 + signum)
             return
         p = self.peers
-        if p is not None and not p.reported.is_set() and p.check() and not _stop_code(p.lost): p.exit_lost(p.lost, grace_s=0)  # torchrun's teardown
+        if p is not None and not p.reported.is_set() and p.check() and not stop_code(p.lost): p.exit_lost(p.lost, grace_s=0)  # torchrun's teardown
         if self.signal is not None:
             if time.time() - self.time < 1.0: return       # the same stop, relayed
             os._exit(128 + signum)
-        if p is not None and p.reported.is_set() and p.lost is not None and not _stop_code(p.lost):   # already leaving for a lost peer (torchrun's
+        if p is not None and p.reported.is_set() and p.lost is not None and not stop_code(p.lost):   # already leaving for a lost peer (torchrun's
             self.signal, self.time = signum, time.time(); return                                      # teardown came after): that loss is the error
         self.signal, self.time = signum, time.time()
         what = ("finishing the step, saving and stopping" if self.phase == 'training' else f"finishing it and stopping") if self.deferred is True else "stopping"   # 'polled': raised within 0.2 s
@@ -549,12 +550,12 @@ def threading_main() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 # %% ../nbs/05a_run.ipynb #2d185635
-def _libc():
+def libc_handle():
     try:
         import ctypes; return ctypes.CDLL(None, use_errno=True)
     except OSError: return None
 
-def _tie_to(parent:int, libc, sig:int=signal.SIGTERM):
+def tie_to(parent:int, libc, sig:int=signal.SIGTERM):
     "In a child before it execs: ask the kernel for `sig` when the parent dies (Linux `prctl(PR_SET_PDEATHSIG)`), and take it now if that already happened."
     if libc is not None and hasattr(libc, 'prctl'): libc.prctl(1, int(sig), 0, 0, 0)      # 1 = PR_SET_PDEATHSIG
     if os.getppid() != parent: os.kill(os.getpid(), sig)
@@ -566,7 +567,7 @@ def watch_launcher(stop:StopFlag, interval:float=0.5, grace:float=5.):
     if len(who) != 2: return None
     pid, start = int(who[0]), who[1]
     def watch():
-        while _proc_start(pid) == start: time.sleep(interval)
+        while proc_start(pid) == start: time.sleep(interval)
         t0 = time.time()
         while not stop and time.time() - t0 < grace: time.sleep(0.05)   # torchrun, which dies with it, usually signals first
         if stop: return
@@ -585,10 +586,10 @@ def run_status(rc:int, reported:int|None, forwarded:list) -> int:
 def launch_torchrun(cmd, locked:bool=False) -> int:
     "Run torchrun (`cmd`) in a session of its own, tied to this process; forward SIGTERM/SIGINT/SIGHUP to each worker once; the run's exit status."
     import tempfile
-    box, me, libc = Path(tempfile.mkdtemp(prefix='dflash_status_')), os.getpid(), _libc()
-    env = {**os.environ, 'DFLASH_NB_LAUNCHER': f'{me} {_proc_start(me)}', 'DFLASH_NB_STATUS': str(box / 'status'),
+    box, me, libc = Path(tempfile.mkdtemp(prefix='dflash_status_')), os.getpid(), libc_handle()
+    env = {**os.environ, 'DFLASH_NB_LAUNCHER': f'{me} {proc_start(me)}', 'DFLASH_NB_STATUS': str(box / 'status'),
            **({'DFLASH_NB_LOCKED': '1'} if locked else {})}
-    child, got = subprocess.Popen(cmd, start_new_session=True, env=env, preexec_fn=lambda: _tie_to(me, libc)), []
+    child, got = subprocess.Popen(cmd, start_new_session=True, env=env, preexec_fn=lambda: tie_to(me, libc)), []
     def forward(signum, frame):
         got.append(signum)
         for pid in (torchrun_workers(child.pid).values() or [child.pid]):

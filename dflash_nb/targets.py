@@ -12,8 +12,9 @@ import torch
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['TARGET_ATTN', 'HYBRID_KERNELS', 'SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'make_tiny_target', 'build_target_layer_ids',
-           'Target', 'resolve_target_attn', 'group_device_map', 'linear_attention_layers', 'hybrid_notice',
+__all__ = ['TINY_ARCHS', 'TARGET_ATTN', 'HYBRID_KERNELS', 'SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'quiet_hf', 'arch_config',
+           'make_tiny_target', 'build_target_layer_ids', 'causal_config', 'check_device', 'Target',
+           'resolve_target_attn', 'group_device_map', 'importable', 'linear_attention_layers', 'hybrid_notice',
            'load_targets', 'load_target', 'load_embed_and_head', 'load_tokenizer', 'demo_target']
 
 # %% ../nbs/02_targets.ipynb #743ee933
@@ -29,7 +30,7 @@ from .archs import (TargetError, RELEASED, RELEASED_PATTERNS, exact_verify, laye
 
 # %% ../nbs/02_targets.ipynb #844b7f15
 @contextlib.contextmanager
-def _quiet_hf():
+def quiet_hf():
     "Silence transformers' own progress bars (ours report the loading) for the duration."
     from transformers.utils import logging as hf_logging
     was = hf_logging.is_progress_bar_enabled()
@@ -42,7 +43,7 @@ def _quiet_hf():
 _LINEAR = dict(linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=16, linear_value_head_dim=16, linear_conv_kernel_dim=4)
 _MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32)
 _QWEN35_ROPE = dict(rope_type='default', rope_theta=1e7, partial_rotary_factor=0.25, mrope_section=[2, 1, 1], mrope_interleaved=True)
-_ARCH = {  # name: (model_type, chat template, config fields beyond the sizes, layer pattern)
+TINY_ARCHS = {  # name: (model_type, chat template, config fields beyond the sizes, layer pattern)
     'qwen3': ('qwen3', 'qwen3', {}, None),
     'llama': ('llama', 'smollm2', {}, None),
     'llama3': ('llama', 'smollm2', dict(rope_parameters=dict(rope_type='llama3', rope_theta=5e5, factor=8.0, low_freq_factor=1.0,
@@ -72,7 +73,7 @@ _LAYER_PATTERNS = {  # layer_types of an n-layer model
     'gemma': lambda n: ['full_attention' if i % 6 == 5 else 'sliding_attention' for i in range(n)],     # Gemma 3: 5 sliding, 1 full
     'alternate': lambda n: ['sliding_attention' if i % 2 == 0 else 'full_attention' for i in range(n)], # gpt-oss
 }
-_ARCH.update(RELEASED); _LAYER_PATTERNS.update(RELEASED_PATTERNS)   # the published configs of 02a_archs
+TINY_ARCHS.update(RELEASED); _LAYER_PATTERNS.update(RELEASED_PATTERNS)   # the published configs of 02a_archs
 
 # %% ../nbs/02_targets.ipynb #fed2172e
 def _config_for(model_type:str, **kw):
@@ -84,13 +85,13 @@ def _config_for(model_type:str, **kw):
     return CONFIG_MAPPING[model_type](**kw)
 
 # %% ../nbs/02_targets.ipynb #7de54314
-def _arch_config(arch:str, vocab:int, num_layers:int, hidden_size:int, intermediate_size:int, num_heads:int, num_kv_heads:int,
+def arch_config(arch:str, vocab:int, num_layers:int, hidden_size:int, intermediate_size:int, num_heads:int, num_kv_heads:int,
                  head_dim:int, tie_word_embeddings:bool=False, max_position_embeddings:int=4096, eos_token_id=None, pad_token_id=None,
                  overrides:dict|None=None, # config fields over the architecture's own (e.g. a real model's DeltaNet head sizes)
                 ):
-    "The config of a model of `arch` (a key of `_ARCH`) with the given sizes."
-    if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
-    model_type, _, extra, pattern = _ARCH[arch]
+    "The config of a model of `arch` (a key of `TINY_ARCHS`) with the given sizes."
+    if arch not in TINY_ARCHS: raise ValueError(f"unknown arch {arch!r}; choose from {list(TINY_ARCHS)}")
+    model_type, _, extra, pattern = TINY_ARCHS[arch]
     kw = dict(vocab_size=vocab, hidden_size=hidden_size, intermediate_size=intermediate_size, num_hidden_layers=num_layers,
               num_attention_heads=num_heads, num_key_value_heads=num_kv_heads, head_dim=head_dim,
               max_position_embeddings=max_position_embeddings, tie_word_embeddings=tie_word_embeddings,
@@ -116,7 +117,7 @@ def _add_unembedded(tok, tokens, path):
     "`tok` with special `tokens` added after its last id, saved to `path` (a tokenizer larger than the embedding)."
     from tokenizers import AddedToken
     tok.add_tokens([AddedToken(t, special=True, normalized=False) for t in tokens], special_tokens=True)
-    with _quiet_hf(): tok.save_pretrained(path)
+    with quiet_hf(): tok.save_pretrained(path)
     return tok
 
 # %% ../nbs/02_targets.ipynb #638cc828
@@ -128,7 +129,7 @@ def _as_published(path, fields:dict|None):
 
 # %% ../nbs/02_targets.ipynb #9cf3c095
 def make_tiny_target(path, # folder to write (created)
-                     arch:str='qwen3', # a key of `_ARCH`: 'qwen3', 'llama', 'llama3', 'qwen3_moe', 'qwen3_next', 'qwen3_5', 'gemma3', 'gpt_oss', ...
+                     arch:str='qwen3', # a key of `TINY_ARCHS`: 'qwen3', 'llama', 'llama3', 'qwen3_moe', 'qwen3_next', 'qwen3_5', 'gemma3', 'gpt_oss', ...
                      num_layers:int=6, hidden_size:int=64, intermediate_size:int=128,
                      num_heads:int=4, num_kv_heads:int=2, head_dim:int=16,
                      template:str=None, # chat template family; default: the architecture's (smollm2 for Llama, else qwen3)
@@ -139,20 +140,20 @@ def make_tiny_target(path, # folder to write (created)
                      unembedded=(), # special tokens added to the tokenizer past the embedding (default rows: exactly the tokenizer's), as Gemma 3 1B's
                     ):
     "Write a small random causal LM of architecture `arch` plus a real tokenizer with a chat template to `path`; return the path."
-    if arch not in _ARCH: raise ValueError(f"unknown arch {arch!r}; choose from {list(_ARCH)}")
+    if arch not in TINY_ARCHS: raise ValueError(f"unknown arch {arch!r}; choose from {list(TINY_ARCHS)}")
     path = Path(path); path.mkdir(parents=True, exist_ok=True)
-    tok = make_tokenizer(template or _ARCH[arch][1], save_dir=path)
+    tok = make_tokenizer(template or TINY_ARCHS[arch][1], save_dir=path)
     vocab = (len(tok) if unembedded else 64 * math.ceil((len(tok) + 1) / 64)) if vocab_size is None else int(vocab_size)
     if unembedded: tok = _add_unembedded(tok, unembedded, path)
     if vocab < len(tok) - len(unembedded): raise ValueError(f"vocab_size={vocab} is smaller than the tokenizer ({len(tok)} tokens)")
-    cfg = _arch_config(arch, vocab, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
+    cfg = arch_config(arch, vocab, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
                        tie_word_embeddings, 4096, tok.eos_token_id, tok.pad_token_id, overrides=config)
     torch.manual_seed(seed)
     model = (_wrap_vl(cfg, tie_word_embeddings) if arch == 'qwen3_5_vl' else AutoModelForCausalLM.from_config(cfg)).to(dtype)
     with torch.no_grad():  # a random model with a little more structure than init: scale up the embeddings
         model.get_input_embeddings().weight.normal_(0, 1.0)
-    with _quiet_hf(): model.save_pretrained(path, **({} if max_shard_size is None else dict(max_shard_size=max_shard_size)))
-    _as_published(path, _ARCH[arch][2].get('_json'))
+    with quiet_hf(): model.save_pretrained(path, **({} if max_shard_size is None else dict(max_shard_size=max_shard_size)))
+    _as_published(path, TINY_ARCHS[arch][2].get('_json'))
     return path
 
 # %% ../nbs/02_targets.ipynb #9dffc3d1
@@ -184,7 +185,7 @@ def _causal_arch(name:str) -> bool:
     return any(s in name for s in ('CausalLM', 'LMHead', 'ConditionalGeneration'))
 
 # %% ../nbs/02_targets.ipynb #0e7c2ee7
-def _causal_config(path):
+def causal_config(path):
     "`(folder, config)` for a folder holding a decoder-only causal LM, else a `TargetError` saying what it holds."
     p = _check_folder(path)
     try: model_type = json.loads((p/'config.json').read_text()).get('model_type')
@@ -210,7 +211,7 @@ def _cuda_device(dev:torch.device, device) -> torch.device:
     return torch.device('cuda', idx)
 
 # %% ../nbs/02_targets.ipynb #b12d8d42
-def _check_device(device) -> torch.device:
+def check_device(device) -> torch.device:
     "`device` as a `torch.device` that exists on this machine (a bare 'cuda' means the current GPU)."
     try: dev = torch.device(device)
     except (RuntimeError, TypeError, ValueError) as e: raise TargetError(f"{device!r} is not a device: {e}") from None
@@ -571,14 +572,14 @@ def resolve_target_attn(config, # the target's transformers config
 
 # %% ../nbs/02_targets.ipynb #e89484e3
 def _from_pretrained(p, device, dtype, attn:str='sdpa'):
-    with _quiet_hf():
+    with quiet_hf():
         return AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation=attn, device_map=str(device))
 
 # %% ../nbs/02_targets.ipynb #1a802807
 def _group_of(entry) -> list:
     "One `load_targets` device entry as its list of devices: a device, or a group ('cuda:0+cuda:1', or a list)."
     parts = entry.split('+') if isinstance(entry, str) and '+' in entry else list(entry) if isinstance(entry, (list, tuple)) else [entry]
-    devs = [_check_device(d) for d in parts]
+    devs = [check_device(d) for d in parts]
     if len({d.type for d in devs}) > 1: raise TargetError(f"target group {entry!r} mixes {' and '.join(sorted({d.type for d in devs}))} devices")
     dup = next((d for d in devs if d.type != 'cpu' and devs.count(d) > 1), None)
     if dup is not None: raise TargetError(f"target group {entry!r} names {dup} twice")
@@ -630,7 +631,7 @@ def _load_group(p:Path, devs:list, dtype, attn:str):
     cfg = AutoConfig.from_pretrained(p)
     with torch.device('meta'): meta = AutoModelForCausalLM.from_config(cfg, attn_implementation=attn)
     dmap = group_device_map(meta, devs); del meta
-    with _quiet_hf(): return AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation=attn, device_map=dmap)
+    with quiet_hf(): return AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation=attn, device_map=dmap)
 
 # %% ../nbs/02_targets.ipynb #77cc7e89
 def _load_copies(p:Path, devs:list, dtype, clone, attn:str='sdpa') -> tuple[list, list]:
@@ -656,7 +657,7 @@ def _load_copies(p:Path, devs:list, dtype, clone, attn:str='sdpa') -> tuple[list
 # %% ../nbs/02_targets.ipynb #3c1a0f1c
 HYBRID_KERNELS = 'flash-linear-attention fla-core einops'  # the [hybrid] extra of settings.ini
 
-def _importable(name:str) -> bool:
+def importable(name:str) -> bool:
     "Whether module `name` can be imported, without importing it (False where it is blocked by `sys.modules[name] = None`)."
     try: return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError): return False
@@ -671,7 +672,7 @@ def hybrid_notice(config, devices, kernels:bool|None=None, # whether flash-linea
                  ) -> str|None:
     "One line when a hybrid target goes to a GPU without the DeltaNet kernels, else None."
     n = linear_attention_layers(config)
-    if kernels is None: kernels = _importable('fla')
+    if kernels is None: kernels = importable('fla')
     if not n or kernels or not any(torch.device(d).type == 'cuda' for d in devices): return None
     return (f"note: {n} of the target's {config.get_text_config().num_hidden_layers} layers are Gated DeltaNet and "
             f"flash-linear-attention is not installed, so they run transformers' PyTorch fallback and capture is about 3x "
@@ -687,7 +688,7 @@ def load_targets(path, # local folder of a HF causal LM (safetensors)
                  attn_implementation:str='auto', # --target-attn: 'auto' (SDPA where the model class has it, else eager), 'sdpa', 'eager', 'flex_attention'
                 ) -> list[Target]:
     "Load one frozen copy of the target per device (or group of devices), reporting time and memory per copy; `Target`s in device order."
-    p, cfg = _causal_config(path)
+    p, cfg = causal_config(path)
     if isinstance(devices, (str, torch.device, int)): devices = [devices]
     devs = [_group_of(d) for d in devices]
     if not devs: raise TargetError("no devices given")
@@ -729,8 +730,8 @@ def load_embed_and_head(path, device='cpu', dtype=None, # default: the checkpoin
                         embed_key:str=None, head_key:str=None, # checkpoint keys, if the suffix search is not enough
                        ) -> tuple[torch.Tensor, torch.Tensor]:
     "`(embed_weight[V, H], head_weight[V, H])` read from the checkpoint alone; tied embeddings give the same tensor twice."
-    p, cfg = _causal_config(path)
-    keys, dev = _tensor_files(p), _check_device(device)
+    p, cfg = causal_config(path)
+    keys, dev = _tensor_files(p), check_device(device)
     ek = embed_key or _find_key(keys, 'embed_tokens.weight')
     if ek not in keys: raise TargetError(f"{p}: no input embedding in the checkpoint (looked for {embed_key or '*embed_tokens.weight'}); pass embed_key=")
     tied = getattr(cfg.get_text_config(), 'tie_word_embeddings', None)
@@ -748,7 +749,7 @@ def load_embed_and_head(path, device='cpu', dtype=None, # default: the checkpoin
 # %% ../nbs/02_targets.ipynb #b6f2e9db
 def load_tokenizer(path):
     "The tokenizer saved with the target at `path`, checked to fit the model's vocabulary (special tokens past it are noted, not refused)."
-    p, cfg = _causal_config(path)
+    p, cfg = causal_config(path)
     try: tok = AutoTokenizer.from_pretrained(p)
     except Exception as e: raise TargetError(f"{p}: cannot load a tokenizer from the folder: {e}") from e
     V = cfg.get_text_config().vocab_size
@@ -820,7 +821,7 @@ def _set_specials(folder, specials:dict) -> bool:
     for k, (name, i) in specials.items():
         if tok.convert_tokens_to_ids(name) != i: raise TargetError(f"{folder}: token {name!r} has id {tok.convert_tokens_to_ids(name)}, expected {i}")
         setattr(tok, k, name)
-    with _quiet_hf(): tok.save_pretrained(folder)
+    with quiet_hf(): tok.save_pretrained(folder)
     _write_config_specials(folder, specials)
     if not _specials_ok(folder, specials): raise TargetError(f"{folder}: could not set the special tokens {specials}")
     return True
@@ -828,7 +829,7 @@ def _set_specials(folder, specials:dict) -> bool:
 # %% ../nbs/02_targets.ipynb #5af19976
 def _dequantise(gguf:Path, dtype):
     "The GGUF's tokenizer, and a plain (not flagged quantized) model of `dtype` with its dequantised weights and generation config."
-    with _quiet_hf():
+    with quiet_hf():
         tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
         q = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     cfg = copy.deepcopy(q.config)
@@ -847,7 +848,7 @@ def _convert_gguf(gguf:Path, dst:Path, dtype=torch.bfloat16, specials:dict=None)
     tmp = Path(tempfile.mkdtemp(prefix=f'.{dst.name}.tmp-', dir=dst.parent))
     try:
         tok, plain = _dequantise(gguf, dtype)
-        with _quiet_hf(): plain.save_pretrained(tmp); tok.save_pretrained(tmp)
+        with quiet_hf(): plain.save_pretrained(tmp); tok.save_pretrained(tmp)
         if specials: _set_specials(tmp, specials)
         try: os.rename(tmp, dst)
         except OSError:

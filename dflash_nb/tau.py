@@ -16,7 +16,7 @@ __all__ = ['acceptance_length', 'load_heldout_prompts']
 
 # %% ../nbs/07b_tau.ipynb #51d4be29
 from .data import read_conversations
-from .evaluate import (AcceptanceResult, PROTOCOLS, _hf_model, _prompt_messages, default_stop_ids, draft_settings, encode_prompt,
+from .evaluate import (AcceptanceResult, PROTOCOLS, hf_model, prompt_messages, default_stop_ids, draft_settings, encode_prompt,
                                 speculative_generate)
 from .fast import fast_generators
 
@@ -26,7 +26,7 @@ def _run_settings(model, tokenizer, prompts, max_new_tokens, stop_token_ids, pro
     if protocol not in PROTOCOLS: raise ValueError(f"protocol must be one of {list(PROTOCOLS)}, not {protocol!r}")
     max_new_tokens = max_new_tokens or PROTOCOLS[protocol]['max_new_tokens']
     stops = (default_stop_ids(model, tokenizer) if protocol == 'ours' else [tokenizer.eos_token_id]) if stop_token_ids is None else list(stop_token_ids)
-    encoded = [encode_prompt(tokenizer, _prompt_messages(p, i), chat_template_kwargs) for i, p in enumerate(prompts)]
+    encoded = [encode_prompt(tokenizer, prompt_messages(p, i), chat_template_kwargs) for i, p in enumerate(prompts)]
     return max_new_tokens, stops, encoded
 
 # %% ../nbs/07b_tau.ipynb #da17369b
@@ -79,7 +79,7 @@ def acceptance_length(target_model, # transformers causal LM (or a `Target`), ev
                       fast:bool=False, # both loops through `FastDecoder` (static caches, CUDA graphs on a GPU; greedy, protocol 'ours')
                      ) -> AcceptanceResult:
     "Run speculative decoding on every prompt and collect tau, its histogram, per-position acceptance and speed."
-    model = _hf_model(target_model)
+    model = hf_model(target_model)
     dev = model.get_input_embeddings().weight.device
     on_gpu = dev.type == 'cuda'
     baseline, warmup = (on_gpu if baseline is None else baseline), (on_gpu if warmup is None else warmup)
@@ -112,4 +112,4 @@ def load_heldout_prompts(path=None, # JSONL/JSON conversations, gzipped or not; 
         if d is None: raise FileNotFoundError("data_samples/ not found next to the package or the working directory; pass path=")
         path = d / 'heldout_prompts.jsonl'
     convs, _ = read_conversations(path, require_assistant=False)
-    return [_prompt_messages(c, i) for i, c in enumerate(convs)][:n]
+    return [prompt_messages(c, i) for i, c in enumerate(convs)][:n]

@@ -11,18 +11,19 @@ import torch
 import torch.distributed as dist
 
 # %% auto #0
-__all__ = ['lr_factor', 'lr_factor_at', 'MasterAdamW', 'Trainer', 'tqdm_write', 'bar_paused']
+__all__ = ['lr_factor', 'lr_factor_at', 'MasterAdamW', 'env_int', 'say_line', 'Trainer', 'reading_line', 'tokenize_workers',
+           'tqdm_write', 'bar_paused']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .layout import ConfigError, PeerLost, Peers, StopRequested, Transport, drafter_batches, job_store, resolve_layout, target_batches
 from .run import (check_run_dir, set_aside, save_checkpoint, find_checkpoint, load_checkpoint, clean_leftovers, run_identity,
                            checkpoint_meta, refuse_other_run, StopRun, StopFlag, roll_back, write_file, open_nofollow, software_versions,
-                           weights_sha256, SaveError, _out_of_space, _link_refusal, _latest, _size, pause_point)
-from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, _check_given, _generation_config,
-                               _layer_types, _resolve_data_path, _sliding_kw, _drafter_kw)
+                           weights_sha256, SaveError, out_of_space, link_refusal, latest_entry, human_size, pause_point)
+from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, check_given, read_generation_config,
+                               drafter_layer_types, resolve_data_path, sliding_kw, _drafter_kw)
 from . import loss as loss_mod
 from .loss import no_lone_row, pad_anchor_slots, anchor_width
-from .metrics import MetricsLog, StepProfiler, _wandb_init, write_rank_stats
+from .metrics import MetricsLog, StepProfiler, wandb_init, write_rank_stats
 
 # %% ../nbs/06_train.ipynb #edfc61a7
 def lr_factor(step:int, total:int, warmup_ratio:float=0.04) -> float:
@@ -105,7 +106,7 @@ class MasterAdamW:
             for p, m, t in zip(self.params, self.master, tensors): m.copy_(t); p.copy_(m)
 
 # %% ../nbs/06_train.ipynb #0b0c7814
-def _env_int(name, default): return int(os.environ.get(name, default))
+def env_int(name, default): return int(os.environ.get(name, default))
 
 # %% ../nbs/06_train.ipynb #28792ab5
 def _seed_for(seed:int, epoch:int, i:int) -> int:
@@ -113,7 +114,7 @@ def _seed_for(seed:int, epoch:int, i:int) -> int:
     return int(np.random.SeedSequence([seed, epoch, i]).generate_state(1, np.uint64)[0] >> 1)
 
 # %% ../nbs/06_train.ipynb #9ce9003a
-def _say(*a, **kw): print(*a, **kw, flush=True)
+def say_line(*a, **kw): print(*a, **kw, flush=True)
 
 # %% ../nbs/06_train.ipynb #ff48e048
 class Trainer:
@@ -122,14 +123,14 @@ class Trainer:
         self.cfg = prepare_config(cfg, given)
         self.stop = stop if stop is not None else StopFlag()     # (`stop or ...` dropped a flag not yet set: it is falsy)
         self.layout = resolve_layout(self.cfg.target_devices, self.cfg.drafter_devices, nnodes=self.cfg.nnodes)
-        self.rank, self.world = _env_int('RANK', 0), _env_int('WORLD_SIZE', 1)
+        self.rank, self.world = env_int('RANK', 0), env_int('WORLD_SIZE', 1)
         if self.world != self.layout.world_size:
             raise ConfigError(f"the {self.layout.kind} layout (targets {self.layout.target_devices}, drafters "
                               f"{self.layout.drafter_devices}) needs {self.layout.world_size} processes, but WORLD_SIZE={self.world}: "
                               f"run `dflash_nb_train` without torchrun to have it launched, or torchrun --nproc_per_node {self.layout.world_size}")
-        if _env_int('LOCAL_WORLD_SIZE', self.layout.procs_per_node) != self.layout.procs_per_node:
+        if env_int('LOCAL_WORLD_SIZE', self.layout.procs_per_node) != self.layout.procs_per_node:
             raise ConfigError(f"the layout runs {self.layout.procs_per_node} processes on each of {self.layout.nnodes} node(s), but this "
-                              f"node's torchrun started {_env_int('LOCAL_WORLD_SIZE', 0)} (--nproc-per-node)")
+                              f"node's torchrun started {env_int('LOCAL_WORLD_SIZE', 0)} (--nproc-per-node)")
         self.role = self.layout.role(self.rank)
         self.device = torch.device(self.role.device)
         self.dtype = torch.bfloat16 if self.cfg.precision == 'bf16' else torch.float32
@@ -139,7 +140,7 @@ class Trainer:
         self.drafter_group = self.p2p_group = self.peers = self.stopped = None
 
     def say(self, *a):
-        if self.is_main: _say(*a)
+        if self.is_main: say_line(*a)
 
 # %% ../nbs/06_train.ipynb #a719f563
 def _init_dist(self:Trainer):
@@ -176,8 +177,8 @@ Trainer.identity_of = run_identity              # 05a_run: what defines the run,
 # %% ../nbs/06_train.ipynb #f2f5aa1d
 def _check_inputs(self:Trainer):
     "Cheap checks of every input before tokenizing or loading a model; choose the checkpoint to resume and compare its run."
-    self.files, self.tcfg, self.tokenizer, self.taps, self.mask_id = _check_given(self.cfg, self.target_path)
-    self.layer_types = _layer_types(self.cfg)                      # part of the identity: sliding layers or not
+    self.files, self.tcfg, self.tokenizer, self.taps, self.mask_id = check_given(self.cfg, self.target_path)
+    self.layer_types = drafter_layer_types(self.cfg)                      # part of the identity: sliding layers or not
     self.first_then_rest(lambda: weights_sha256(self.target_path))  # rank 0 hashes the weights (once: cached), the others read it
     self.identity = self.identity_of('model')
     self.pick_checkpoint()
@@ -191,22 +192,22 @@ def _pick_checkpoint(self:Trainer):
         for p in clean_leftovers(self.run_dir): self.say(f"removed {p.name}, left by a save or an export that was killed")
     if c.resume == 'none': return
     if c.resume == 'auto': path = find_checkpoint(self.run_dir, warn=self.say)
-    else: path = Path(c.resume)                                       # checked in `_check_given`
+    else: path = Path(c.resume)                                       # checked in `check_given`
     if path is None: return
     self.ckpt, self.ckpt_meta = path, checkpoint_meta(path)
     refuse_other_run(path, self.ckpt_meta['identity'], self.identity)
 Trainer.pick_checkpoint = _pick_checkpoint
 
 # %% ../nbs/06_train.ipynb #be19e7a5
-def _reading_line(files, c:TrainConfig, cache) -> str:
+def reading_line(files, c:TrainConfig, cache) -> str:
     "What rank 0 says before reading `--data`: every record is parsed and checked before the tokenizing bar starts, which takes a while on a large file."
-    from dflash_nb.run import _size
+    from dflash_nb.run import human_size
     which = f"the first {c.max_records:,} usable records" if c.max_records else "every record"
-    return (f"reading --data: {len(files)} file{'s' if len(files) > 1 else ''}, {_size(sum(Path(f).stat().st_size for f in files))}; "
+    return (f"reading --data: {len(files)} file{'s' if len(files) > 1 else ''}, {human_size(sum(Path(f).stat().st_size for f in files))}; "
             f"{which} parsed and checked, then tokenized (unless {cache} holds them already) ...")
 
 # %% ../nbs/06_train.ipynb #91fcdfed
-def _tokenize_procs(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2))
+def tokenize_workers(c:TrainConfig) -> int: return c.tokenize_procs or min(8, max(1, (os.cpu_count() or 1) // 2))
 
 # %% ../nbs/06_train.ipynb #8f83e744
 def _tokenize(self:Trainer):
@@ -214,11 +215,11 @@ def _tokenize(self:Trainer):
     from dflash_nb.dataset import build_dataset
     c = self.cfg
     cache, on_error = self.run_dir / 'data_cache', 'skip' if c.on_bad_record == 'skip' else 'raise'
-    if self.rank == 0: _say(_reading_line(self.files, c, cache))      # reading a large file takes a while before the bar shows
+    if self.rank == 0: say_line(reading_line(self.files, c, cache))      # reading a large file takes a while before the bar shows
     self.ds = self.first_then_rest(lambda: build_dataset(self.files, self.tokenizer, c.max_length, cache_dir=cache,
                                                          on_error=on_error, progress=self.rank == 0, limit=c.max_records or None,
                                                          max_record_bytes=c.max_record_bytes,
-                                                         num_proc=_tokenize_procs(c),
+                                                         num_proc=tokenize_workers(c),
                                                          chat_template_kwargs=self.template_kwargs))
 
 # %% ../nbs/06_train.ipynb #099ff6e1
@@ -271,7 +272,7 @@ def _plan_steps(self:Trainer):
     self.planned_steps = self.total_steps                  # --time-limit-min may shorten total_steps, never beyond this
     if self.is_main:
         print_bucket_table(self.sampler.stats(0))
-        _say(f"{len(self.ds):,} samples, {int(self.ds.lengths.sum()):,} tokens; {self.epoch_steps[0]:,} steps per epoch "
+        say_line(f"{len(self.ds):,} samples, {int(self.ds.lengths.sum()):,} tokens; {self.epoch_steps[0]:,} steps per epoch "
              f"({per} micro-batches each), {self.total_steps:,} steps in all")
 
 # %% ../nbs/06_train.ipynb #3eb244e7
@@ -329,9 +330,9 @@ def _make_drafter_config(self:Trainer):
     c = self.cfg
     kind = DFlash2Config if c.drafter == 'dflash2' else DFlashConfig
     try: self.dcfg = kind.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
-                                              tokenizer=self.tokenizer, generation_config=_generation_config(self.target_path),
+                                              tokenizer=self.tokenizer, generation_config=read_generation_config(self.target_path),
                                               token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
-                                              **_sliding_kw(c), **_drafter_kw(c))
+                                              **sliding_kw(c), **_drafter_kw(c))
     except MaskTokenError as e: raise ConfigError(str(e)) from None
     except ValueError as e: raise ConfigError(f"--target {self.target_path}: no drafter config for it: {e}") from None
     self.mask_id = self.dcfg.mask_token_id
@@ -383,7 +384,7 @@ def _build_drafter(self:Trainer):
 def _load_target(self:Trainer):
     "A target rank loads its target on its device or group (`Role.devices`, spread by a device map), hooked at the drafter's taps (`load_targets`' own table silenced)."
     from dflash_nb.targets import load_targets
-    if self.rank == 0: _say(f"Loading {self.layout_T} target models...")
+    if self.rank == 0: say_line(f"Loading {self.layout_T} target models...")
     import contextlib, io
     with contextlib.redirect_stdout(io.StringIO()):
         self.target = load_targets(self.target_path, [list(self.role.devices) if len(self.role.devices) > 1 else self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids,
@@ -391,7 +392,7 @@ def _load_target(self:Trainer):
     if self.cfg.target_compile: self.target.compile_capture()          # a GPU only; compiled at the first capture (02_targets)
     if self.cfg.target_graphs: self.target.graph_capture(self.cfg.target_graph_multiple)   # a GPU only; a graph per padded batch shape, recorded at its first capture
     compiled = (', capture compiled' if getattr(self.target, '_compiled', None) else '') + (', CUDA graphs' if getattr(self.target, '_graphs', None) is not None else '')
-    _say(f"Target {self.role.target_idx} on {'+'.join(self.role.devices)}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB{compiled}")
+    say_line(f"Target {self.role.target_idx} on {'+'.join(self.role.devices)}... Loaded in {self.target.load_s:.1f}s, mem={self.target.mem_bytes / 1e9:.1f} GB{compiled}")
 
 # %% ../nbs/06_train.ipynb #098e7dbe
 def _setup_models(self:Trainer):
@@ -880,8 +881,8 @@ Trainer.end_streams = _end_streams
 def _heldout(self:Trainer):
     if not self.cfg.heldout: return []
     from dflash_nb.tau import load_heldout_prompts
-    p = _resolve_data_path(self.cfg.heldout)
-    if not p.exists(): _say(f"warning: --heldout {self.cfg.heldout} not found: tau is not measured"); return []
+    p = resolve_data_path(self.cfg.heldout)
+    if not p.exists(): say_line(f"warning: --heldout {self.cfg.heldout} not found: tau is not measured"); return []
     return load_heldout_prompts(p, self.cfg.eval_prompts)
 Trainer.heldout = _heldout
 
@@ -934,7 +935,7 @@ def _export(self:Trainer, name:str, drafter=None):
     "Save the drafter to export/<name> (z-lab HF format), its config.json also recording the chat-template arguments; the old export kept until the new one is whole."
     with self.stop.during('exporting', deferred=True):                  # a signal meanwhile waits for it
         root = self.run_dir / 'export'; root.mkdir(exist_ok=True)
-        if root.is_symlink(): raise ConfigError(_link_refusal(root))
+        if root.is_symlink(): raise ConfigError(link_refusal(root))
         d, old = root / name, None
         if d.is_symlink(): d.unlink()
         elif d.exists(): old = root / f'.old-{name}-{os.urandom(4).hex()}'; os.rename(d, old)   # back in place if this export fails
@@ -946,9 +947,9 @@ def _export(self:Trainer, name:str, drafter=None):
         except (OSError, RuntimeError) as e:
             shutil.rmtree(d, ignore_errors=True)
             if old is not None: os.rename(old, d)
-            if not _out_of_space(e): raise
-            last = _latest(self.run_dir / 'checkpoints')
-            raise SaveError(f"cannot write export {d}: no space left on its disk ({_size(shutil.disk_usage(root).free)} free): free some space or "
+            if not out_of_space(e): raise
+            last = latest_entry(self.run_dir / 'checkpoints')
+            raise SaveError(f"cannot write export {d}: no space left on its disk ({human_size(shutil.disk_usage(root).free)} free): free some space or "
                             f"use another --run-dir; {'the earlier export is kept' if old else 'nothing of it is left'}"
                             + (f", and the same command goes on from {self.run_dir / 'checkpoints' / last}" if last else '')) from None
         if old is not None: shutil.rmtree(old, ignore_errors=True)
@@ -988,7 +989,7 @@ def _final_tau(self:Trainer, step:int):
         from dflash_nb.dflash2 import load_drafter
         d = load_drafter(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
         r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
-        _say(_tau_line(step, r, ' (final drafter, measured on target rank 0)'))
+        say_line(_tau_line(step, r, ' (final drafter, measured on target rank 0)'))
         write_file(self.run_dir / 'eval_final.json', json.dumps({'step': step, 'protocol': r.protocol, 'tau_pooled': r.tau_pooled,
                                                                  'tau_prompt_mean': r.tau_prompt_mean}))
     got = [(r, getattr(self, 'speedup', None))]
@@ -1022,7 +1023,7 @@ def _finish(self:Trainer, step:int):
     with self.stop.during('evaluating'): r = _final_tau(self, step)     # a signal here: StopRun, the summary left to a rerun
     if self.role.is_leader: _write_summary(self, step, r)
     if self.role.is_target and self.capture_s:
-        _say(f"Target {self.role.target_idx}: {self.captured_tokens:,} tokens captured, {self.captured_tokens / self.capture_s:,.0f} tokens/s")
+        say_line(f"Target {self.role.target_idx}: {self.captured_tokens:,} tokens captured, {self.captured_tokens / self.capture_s:,.0f} tokens/s")
 Trainer.finish = _finish
 
 # %% ../nbs/06_train.ipynb #8eaf16fd
@@ -1050,7 +1051,7 @@ def _open_records(self:Trainer):
     if not self.role.is_leader: return
     write_file(self.run_dir / 'config.json', json.dumps(dataclasses.asdict(self.cfg), indent=1))
     self.write_data_report()
-    self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard, wandb=_wandb_init(self))
+    self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard, wandb=wandb_init(self))
 
 # %% ../nbs/06_train.ipynb #f5c67c4d
 def _stop_or_finish(self:Trainer, step:int):
