@@ -13,12 +13,12 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['DFLASH2_KEYS', 'UNARY_KEYS', 'DFLASH2_PY', 'DFlash2Config', 'unary_from_target', 'grouped_causal_conv', 'DynamicConv',
-           'DFlash2DecoderLayer', 'CandidateSelector', 'DFlash2Drafter', 'unary_transform', 'top_candidates',
-           'score_edges', 'selector_walk', 'proposal_logits', 'candidate_logits', 'selector_rows', 'selector_loss',
-           'dflash2_forward_loss', 'selector_alpha', 'model_card2', 'load_drafter', 'drafter_tensors',
-           'reference_forward2', 'reference_select', 'make_drafter', 'start_from', 'init_problem', 'step_flops',
-           'published_27b_config', 'benchmark_dflash2']
+__all__ = ['DFLASH2_KEYS', 'UNARY_KEYS', 'DFLASH2_ARCH', 'DFLASH2_PY', 'DFLASH2_OPTIONS', 'DFLASH2', 'DFlash2Config',
+           'unary_from_target', 'grouped_causal_conv', 'DynamicConv', 'DFlash2DecoderLayer', 'CandidateSelector',
+           'DFlash2Drafter', 'unary_transform', 'top_candidates', 'score_edges', 'selector_walk', 'proposal_logits',
+           'candidate_logits', 'selector_rows', 'selector_loss', 'dflash2_forward_loss', 'selector_alpha',
+           'dflash2_engine_shapes', 'contract_dflash2', 'model_card2', 'dflash2_part', 'reference_forward2',
+           'reference_select', 'DFlash2Family', 'dflash2_step_flops', 'published_27b_config', 'benchmark_dflash2']
 
 # %% ../nbs/03d_dflash2.ipynb #64c50bf2
 from .drafter import DFlashConfig, DFlashDrafter, DFlashDecoderLayer, RMSNorm
@@ -358,7 +358,34 @@ def selector_alpha(alpha:float, progress:float, warmup:float=0.0, ramp:float=0.0
 
 # %% ../nbs/03d_dflash2.ipynb #9d484ce1
 from .drafter import DFLASH_PY, atomic_write, dtype_name, load_checked, serving_warnings
-from .serving import dflash2_engine_shapes, engine_weight_names, missing_engine_weights
+from .serving import engine_weight_names, missing_engine_weights
+
+# %% ../nbs/03d_dflash2.ipynb #22d7a309
+DFLASH2_ARCH = 'DFlash2DraftModel'
+
+def dflash2_engine_shapes(d:dict) -> dict:
+    "Name -> shape of the DFlash2 weights vLLM and SGLang read, for `config.json` dict `d` (a DFlash2 export's)."
+    dc, H, V = d.get('dflash_config') or {}, d['hidden_size'], d['vocab_size']
+    K, G, r = int(dc['conv_kernel_size']), int(dc['conv_group_size']), int(dc['selector_rank'])
+    conv = {'base_kernel': (2, K, H), 'kernel_projection.weight': (2 * K * (H // G), H)}
+    out = {f'layers.{i}.{m}.{k}': s for i in range(d['num_hidden_layers']) for m in ('attention_conv', 'mlp_conv') for k, s in conv.items()}
+    out.update({'candidate_selector.predecessor_codebook': (V, r), 'candidate_selector.successor_codebook': (V, r),
+                'candidate_selector.hidden_projection.weight': (r, H)})
+    return out
+
+# %% ../nbs/03d_dflash2.ipynb #91e99ef8
+def contract_dflash2(d:dict) -> list[str]:
+    "Problems with the DFlash2 keys of `config.json` dict `d` as vLLM 0.32.0 and SpecForge check them."
+    dc, p = d.get('dflash_config') or {}, []
+    for k in ('conv_kernel_size', 'conv_group_size', 'selector_rank', 'selector_top_k'):
+        if not isinstance(dc.get(k), int) or dc[k] < 1: p.append(f"dflash_config.{k} {dc.get(k)!r}: vLLM requires a positive int there")
+    if p: return p
+    H, B, V = d['hidden_size'], dc.get('block_size', d.get('block_size')), d['vocab_size']
+    if H % dc['conv_group_size']: p.append(f"dflash_config.conv_group_size {dc['conv_group_size']} does not divide hidden_size {H}: vLLM refuses it")
+    if B and dc['conv_kernel_size'] > B: p.append(f"dflash_config.conv_kernel_size {dc['conv_kernel_size']} > block_size {B}: SpecForge refuses it")
+    if dc['selector_top_k'] > V: p.append(f"dflash_config.selector_top_k {dc['selector_top_k']} > vocab_size {V}")
+    if dc.get('sample_from_anchor'): p.append("dflash_config.sample_from_anchor is true: vLLM's DFlash2 requires it false")
+    return p
 
 # %% ../nbs/03d_dflash2.ipynb #fdbb43ce
 DFLASH2_PY = DFLASH_PY.replace('"DFlash block drafter for', '"DFlash and DFlash2 block drafters for', 1) + r'''
@@ -490,7 +517,7 @@ def _save_pretrained2(self, save_dir, dtype=None):
     save_dir = Path(save_dir)
     sd = {k: v.detach().to('cpu', dtype or v.dtype).contiguous() for k, v in self.state_dict().items()}
     cfg = self.config.to_hf_dict()
-    if (miss := missing_engine_weights(cfg, sd)):
+    if (miss := missing_engine_weights(cfg, sd, dflash2_engine_shapes(cfg))):
         raise ValueError(f"{save_dir}: not written: the drafter lacks weights the engines read ({', '.join(miss[:4])}"
                          f"{', ...' if len(miss) > 4 else ''}); vLLM would serve uninitialised memory in their place")
     cfg.update(dtype=dtype_name(next(iter(sd.values())).dtype), auto_map={'AutoModel': 'dflash.DFlash2DraftModel'})
@@ -507,37 +534,14 @@ DFlash2Drafter.save_pretrained = _save_pretrained2
 # %% ../nbs/03d_dflash2.ipynb #07f08612
 DFlash2Drafter.config_cls = DFlash2Config     # DFlashDrafter.from_pretrained (03_drafter) reads config.json with it
 
-def load_drafter(path, device='cpu', dtype=None):
-    "A DFlash or DFlash2 drafter from an export folder, by the architecture its `config.json` names."
-    arch = (json.loads((Path(path) / 'config.json').read_text()).get('architectures') or [None])[0]
-    if arch not in ('DFlashDraftModel', 'DFlash2DraftModel'):
-        raise ValueError(f"{Path(path) / 'config.json'}: architectures {arch!r}: a drafter export names DFlashDraftModel or DFlash2DraftModel")
-    return (DFlash2Drafter if arch == 'DFlash2DraftModel' else DFlashDrafter).from_pretrained(path, device=device, dtype=dtype)
-
-# %% ../nbs/03d_dflash2.ipynb #f4378ec8
-def drafter_tensors(path) -> tuple[dict, str]:
-    "`(tensors, what)` of a drafter folder: an export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder (its newest complete checkpoint)."
-    from safetensors.torch import load_file
-    from dflash_nb.run import checkpoint_problem, find_checkpoint
-    p = Path(path)
-    if (p / 'model.safetensors').is_file(): return load_file(str(p / 'model.safetensors')), f"export {p}"
-    if (p / 'checkpoints').is_dir() and not (p / 'drafter.safetensors').exists():
-        if (ck := find_checkpoint(p)) is None: raise FileNotFoundError(f"{p}: a run folder without a complete checkpoint")
-        p = ck
-    if (p / 'drafter.safetensors').is_file():
-        if (why := checkpoint_problem(p)): raise ValueError(f"checkpoint {p}: {why}")
-        return load_file(str(p / 'drafter.safetensors')), f"checkpoint {p}"
-    raise FileNotFoundError(f"{p}: not a drafter export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder (checkpoints/)")
-
 # %% ../nbs/03d_dflash2.ipynb #b967802c
-def _dflash2_part(name:str) -> bool: return '_conv.' in name or name.startswith('candidate_selector.')
+def dflash2_part(name:str) -> bool: return '_conv.' in name or name.startswith('candidate_selector.')
 
-def _warm_start(self, source) -> list[str]:
-    "Load the weights of a DFlash or DFlash2 drafter (folder, or tensors by name) into this one; returns the names left as they were (the DFlash2 parts a DFlash source lacks)."
-    tensors, what = (source, 'the tensors given') if isinstance(source, dict) else drafter_tensors(source)
+def _warm_start(self, tensors:dict, what:str='the tensors given') -> list[str]:
+    "Load the weights of a DFlash or DFlash2 drafter (tensors by name, read from `what`) into this one; returns the names left as they were (the DFlash2 parts a DFlash source lacks)."
     own = self.state_dict()
     if (extra := sorted(set(tensors) - set(own))): raise ValueError(f"{what}: {extra[0]} is not a weight of this drafter: another architecture")
-    if (miss := sorted(k for k in own if k not in tensors and not _dflash2_part(k))):
+    if (miss := sorted(k for k in own if k not in tensors and not dflash2_part(k))):
         raise ValueError(f"{what} lacks {miss[0]}{f' (and {len(miss) - 1} more)' if len(miss) > 1 else ''}: not a drafter of this backbone")
     for k, v in tensors.items():
         if tuple(v.shape) != tuple(own[k].shape):
@@ -616,49 +620,86 @@ def reference_select(folder, hidden, head_weight, anchor_ids):
         path.append(prev)
     return torch.stack(path, 1)
 
-# %% ../nbs/03d_dflash2.ipynb #76c6f554
-def make_drafter(cfg:DFlashConfig):
-    "A fresh drafter of the kind `cfg` describes: `DFlash2Drafter` for a `DFlash2Config`, else `DFlashDrafter`."
-    return DFlash2Drafter(cfg) if isinstance(cfg, DFlash2Config) else DFlashDrafter(cfg)
+# %% ../nbs/03d_dflash2.ipynb #7c23294a
+from .family import DrafterFamily, FamilyOption
 
-def start_from(drafter, path) -> tuple[str, list]:
-    "Load the weights of the drafter folder `path` into `drafter` (DFlash2: a DFlash source leaves its own parts at the identity); `(what was read, names left as they were)`."
-    tensors, what = drafter_tensors(path)
-    if isinstance(drafter, DFlash2Drafter): return what, drafter.warm_start(tensors)
-    if (extra := sorted(set(tensors) - set(drafter.state_dict()))):
-        raise ValueError(f"{what}: {extra[0]} is not a weight of a DFlash drafter: a DFlash2 drafter cannot start a DFlash one (--drafter dflash2)")
-    drafter.load_state_dict(tensors)                      # strict: names and shapes, each problem named by torch
-    return what, []
+def _at_least(n:int, why:str): return lambda v, c: None if v >= n else why
 
-# %% ../nbs/03d_dflash2.ipynb #0a730c73
-def _header_shapes(path) -> dict:
-    "Name -> shape of the weights in the drafter folder `path`, read from its safetensors header."
-    from dflash_nb.run import safetensors_header, find_checkpoint
-    p = Path(path)
-    if not (p / 'model.safetensors').is_file() and (p / 'checkpoints').is_dir(): p = find_checkpoint(p) or p
-    f = p / 'model.safetensors' if (p / 'model.safetensors').is_file() else p / 'drafter.safetensors'
-    if not f.is_file(): raise FileNotFoundError(f"{path}: not a drafter export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder with one")
-    return {k: tuple(v['shape']) for k, v in json.loads(safetensors_header(f)[0]).items() if k != '__metadata__'}
+DFLASH2_OPTIONS = (
+    FamilyOption('conv_kernel', 2, "taps K of each causal convolution, 1 <= K <= --block-size",
+                 lambda v, c: None if 1 <= v <= c.block_size else f"must be in [1, --block-size {c.block_size}]"),
+    FamilyOption('conv_group', 16, "channels sharing one dynamic coefficient; must divide the target's hidden size",
+                 _at_least(1, "must be >= 1 (and divide the target's hidden size)")),
+    FamilyOption('selector_rank', 256, "rank r of the selector's predecessor and successor codebooks (each [vocab, r])", _at_least(1, "must be >= 1")),
+    FamilyOption('selector_top_k', 16, "candidates C the selector walks per drafted slot, 1 <= C <= vocab",
+                 _at_least(1, "must be >= 1 (and at most the target's vocabulary)")),
+    FamilyOption('selector_alpha', 1.0, "weight alpha of the selector loss in L = L_base + alpha * L_sel (0: the selector is not trained)",
+                 _at_least(0, "must be >= 0 (0: the selector is not trained)")),
+    FamilyOption('selector_gold', 'drop', "a gold token outside a slot's top-C candidates: 'drop' the row from the selector loss (SpecForge, NeMo) or 'swap' it in for the weakest candidate (speculators)",
+                 lambda v, c: None if v in ('drop', 'swap') else "use drop or swap"),
+    FamilyOption('selector_warmup', 0.0, "fraction of training with the selector loss weight held at 0",
+                 lambda v, c: None if 0 <= v < 1 else "must be in [0, 1): a fraction of training"),
+    FamilyOption('selector_ramp', 0.0, "fraction of training, after --selector-warmup, over which the weight rises linearly to --selector-alpha",
+                 lambda v, c: None if 0 <= v <= 1 else "must be in [0, 1]: a fraction of training"),
+    FamilyOption('selector_stop_grad', False, "the selector loss trains the selector only (its unary scores and hidden states detached, SpecForge #793)"))
 
-def init_problem(path, cfg:DFlashConfig) -> str|None:
-    "Why the drafter folder `path` cannot start a drafter of config `cfg` (None: it can): missing, another architecture, other shapes."
-    try: have = _header_shapes(path)
-    except (OSError, ValueError) as e: return str(e)
-    with torch.device('meta'): want = {k: tuple(v.shape) for k, v in make_drafter(cfg).state_dict().items()}
-    kind = 'DFlash2' if isinstance(cfg, DFlash2Config) else 'DFlash'
-    if (extra := sorted(set(have) - set(want))): return f"{extra[0]} is not a weight of a {kind} drafter: another architecture"
-    optional = {k for k in want if isinstance(cfg, DFlash2Config) and _dflash2_part(k)}
-    if (miss := sorted(set(want) - set(have) - optional)): return f"it lacks {miss[0]}: another backbone"
-    if (bad := [k for k in have if have[k] != want[k]]): return f"{bad[0]} has shape {have[bad[0]]}, this drafter's {want[bad[0]]}: another backbone (sizes, layers, taps or vocabulary)"
-    return None
+# %% ../nbs/03d_dflash2.ipynb #c3b655e9
+class DFlash2Family(DrafterFamily):
+    "DFlash2 (`03d_dflash2`): DFlash plus grouped dynamic causal convolutions and a candidate selector."
+    name, title = 'dflash2', 'DFlash2'
+    config_cls, model_cls = DFlash2Config, DFlash2Drafter
+    architectures = (DFLASH2_ARCH,)
+    options = DFLASH2_OPTIONS
+    extra_sums = ('base_loss_sum', 'sel_loss_sum', 'sel_rows', 'sel_hits', 'sel_correct')
+    summary_keys = ('base_loss', 'sel_loss', 'sel_recall', 'sel_acc')
+    forward_loss = staticmethod(dflash2_forward_loss)
+
+    def config_kw(self, c) -> dict:
+        return dict(conv_kernel_size=c.conv_kernel, conv_group_size=c.conv_group, selector_rank=c.selector_rank, selector_top_k=c.selector_top_k)
+
+    def target_problem(self, c, tc) -> str|None:
+        if tc.hidden_size % c.conv_group: return f"--conv-group {c.conv_group}: must divide the target's hidden size {tc.hidden_size}"
+        if c.selector_top_k > tc.vocab_size: return f"--selector-top-k {c.selector_top_k}: the target's vocabulary has only {tc.vocab_size} tokens"
+
+    def describe(self, d) -> str:
+        return (f"DFlash2 (convolutions of {d.conv_kernel_size} taps in groups of {d.conv_group_size} channels, selector of the top "
+                f"{d.selector_top_k} candidates with codebooks [{d.vocab_size}, {d.selector_rank}]), ")
+
+    def identity(self, c) -> dict:
+        return {'drafter.kind': self.name, 'drafter.conv_kernel': c.conv_kernel, 'drafter.conv_group': c.conv_group,
+                'drafter.selector_rank': c.selector_rank, 'drafter.selector_top_k': c.selector_top_k, 'selector.alpha': c.selector_alpha,
+                'selector.gold': c.selector_gold, 'selector.warmup': c.selector_warmup, 'selector.ramp': c.selector_ramp,
+                'selector.stop_grad': c.selector_stop_grad}
+
+# %% ../nbs/03d_dflash2.ipynb #44ec092c
+def _d2_warm_optional(self, name:str) -> bool: return dflash2_part(name)
+
+def _d2_start_from(self, drafter, tensors:dict, what:str) -> str:
+    left = drafter.warm_start(tensors, what)
+    return f"{len(left)} DFlash2 weights keep their identity start (convolutions, selector)" if left else ''
+
+def _d2_loss_options(self, c, progress:float) -> dict:
+    return dict(alpha=selector_alpha(c.selector_alpha, progress, c.selector_warmup, c.selector_ramp), gold_policy=c.selector_gold,
+                stop_gradient=c.selector_stop_grad)
+
+def _d2_metrics(self, sums:dict, den:float, loss_options:dict) -> dict:
+    "The selector's metrics: its loss and the base loss (per the step's denominator), recall of the gold token in the top-C, the selector's accuracy, its weight."
+    base, sel, rows, hits, corr = (sums[k] for k in self.extra_sums)
+    return dict(base_loss=base / max(den, 1e-12), sel_loss=sel / max(den, 1e-12), sel_recall=hits / max(rows, 1), sel_acc=corr / max(rows, 1),
+                sel_alpha=loss_options.get('alpha'))
+
+DFlash2Family.warm_optional, DFlash2Family.start_from, DFlash2Family.loss_options, DFlash2Family.metrics = _d2_warm_optional, _d2_start_from, _d2_loss_options, _d2_metrics
+DFlash2Family.step_flops = lambda self, *a: dflash2_step_flops(*a)
+DFlash2Family.contract_problems = lambda self, d: contract_dflash2(d)
+DFlash2Family.engine_shapes = lambda self, d: dflash2_engine_shapes(d)
+DFLASH2 = DFlash2Family()
 
 # %% ../nbs/03d_dflash2.ipynb #ba2f3b79
 from .loss import train_step_flops
 
-def step_flops(cfg:DFlashConfig, batch_size:int, seq_len:int, anchors, keep) -> dict:
-    "Model FLOPs of one forward and one training step of the drafter (DFlash or DFlash2) and its loss."
+def dflash2_step_flops(cfg:DFlash2Config, batch_size:int, seq_len:int, anchors, keep) -> dict:
+    "Model FLOPs of one forward and one training step of a DFlash2 drafter and its loss."
     base = train_step_flops(cfg, batch_size, seq_len, anchors, keep)
-    if not isinstance(cfg, DFlash2Config): return base
     T, M, H = anchors.numel() * cfg.block_size, anchors.numel() * (cfg.block_size - 1), cfg.hidden_size
     K, g, r, C = cfg.conv_kernel_size, cfg.conv_groups, cfg.selector_rank, cfg.selector_top_k
     conv = cfg.num_hidden_layers * 2 * (2 * T * H * 2 * K * g + 2 * 2 * K * T * H)
@@ -695,7 +736,7 @@ def benchmark_dflash2(cfg:DFlash2Config|None=None, batch_size:int=1, num_anchors
                       backend:str='flex', steps:int=5, warmup:int=2, compile_layers:bool=True, chunk_blocks:int=128,
                       peak_tflops:float=790.0, seed:int=0) -> dict:
     "Time DFlash2 training steps (forward, backward, MasterAdamW step) of a bf16 drafter on `device`: ms, TFLOP/s, MFU, peak GB, parameter counts."
-    from dflash_nb.train import MasterAdamW
+    from dflash_nb.optim import MasterAdamW
     cfg, dev = cfg or published_27b_config(), torch.device(device)
     torch.manual_seed(seed)
     d = DFlash2Drafter(cfg).to(device=dev, dtype=torch.bfloat16).train()
@@ -715,6 +756,6 @@ def benchmark_dflash2(cfg:DFlash2Config|None=None, batch_size:int=1, num_anchors
     t0 = time.perf_counter()
     for _ in range(steps): step()
     sync(); sec = (time.perf_counter() - t0) / steps
-    flops = step_flops(cfg, batch_size, seq_len, anchors, keep)['train']
+    flops = dflash2_step_flops(cfg, batch_size, seq_len, anchors, keep)['train']
     return dict(ms=1e3 * sec, tflops=flops / sec / 1e12, mfu=flops / sec / 1e12 / peak_tflops,
                 peak_gb=torch.cuda.max_memory_allocated(dev) / 2**30 if dev.type == 'cuda' else float('nan'), **_param_counts(d))

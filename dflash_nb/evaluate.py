@@ -11,10 +11,11 @@ import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['PROTOCOLS', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden', 'verify_block', 'SpecStats', 'device_now',
-           'hf_model', 'unwrap_drafter', 'device_of', 'cache_kw', 'as_prompt_ids', 'draft_logits', 'draft_block',
-           'rollback_layers', 'snapshot_states', 'restore_states', 'speculative_generate', 'prompt_messages',
-           'encode_prompt', 'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position']
+__all__ = ['PROTOCOLS', 'anchor_predicts', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden', 'verify_block',
+           'SpecStats', 'device_now', 'hf_model', 'unwrap_drafter', 'device_of', 'cache_kw', 'as_prompt_ids',
+           'draft_logits', 'draft_block', 'rollback_layers', 'snapshot_states', 'restore_states',
+           'speculative_generate', 'prompt_messages', 'encode_prompt', 'default_stop_ids', 'AcceptanceResult',
+           'plot_tau_histogram', 'plot_per_position']
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
@@ -34,13 +35,17 @@ def _draft_value(drafter, name, default=None):
     return default if v is None else v
 
 # %% ../nbs/07_eval.ipynb #ed3d8cb4
+def anchor_predicts(drafter) -> bool:
+    "Whether the drafter's anchor row is itself a prediction (`sample_from_anchor`, as vLLM names it: DSpark's layout, row k drafting the token after anchor + k), not the bonus token of z-lab's DFlash layout."
+    return bool(_draft_value(drafter, 'sample_from_anchor', False))
+
 def draft_settings(drafter) -> tuple[int, int, list[int]]:
-    "`(block_size, mask_token_id, target_layer_ids)` of a drafter, with a clear error when one is missing."
+    "`(block_size, mask_token_id, target_layer_ids)` of a drafter, with a clear error when one is missing; the block size is the block verified: the drafter's rows, one more where its anchor row is a prediction."
     vals = [_draft_value(drafter, n) for n in ('block_size', 'mask_token_id', 'target_layer_ids')]
     missing = [n for n, v in zip(('block_size', 'mask_token_id', 'target_layer_ids'), vals) if v is None]
     if missing: raise ValueError(f"{type(drafter).__name__} does not define {', '.join(missing)} (looked at the drafter, "
                                  f"its config and config.dflash_config)")
-    return int(vals[0]), int(vals[1]), [int(i) for i in vals[2]]
+    return int(vals[0]) + anchor_predicts(drafter), int(vals[1]), [int(i) for i in vals[2]]
 
 # %% ../nbs/07_eval.ipynb #250dc09c
 def _has_state(layer) -> bool: return any(hasattr(layer, a) for a in ('recurrent_states', 'conv_states', 'ssm_states'))
@@ -184,16 +189,17 @@ def as_prompt_ids(input_ids) -> torch.Tensor:
 
 # %% ../nbs/07_eval.ipynb #64e69010
 def _draft_hidden(drafter, model, block_ids, ctx, start, cache, layer_dev):
-    "Final hidden states `[B-1, H]` of the drafted slots of block `block_ids` `[B]` at positions `start..` (on the LM head's device), given context hidden states `ctx` `[1, C, n*H]`."
+    "Final hidden states `[B-1, H]` of the drafted slots of block `block_ids` `[B]` at positions `start..` (on the LM head's device), given context hidden states `ctx` `[1, C, n*H]`; a drafter whose anchor row predicts is given the first `B-1` rows, each a draft."
     B, C = block_ids.numel(), ctx.shape[1]
+    R = B - 1 if anchor_predicts(drafter) else B              # rows the drafter reads: DSpark's layout drafts from every row
     emb_w = model.get_input_embeddings().weight
-    ids = block_ids.view(1, B).to(emb_w.device)
+    ids = block_ids[:R].view(1, R).to(emb_w.device)
     noise = drafter.embed(ids, emb_w) if hasattr(drafter, 'embed') else F.embedding(ids, emb_w)   # DFlash2: x input_embedding_scale
-    pos = torch.arange(start - C, start + B, device=layer_dev).view(1, -1)
+    pos = torch.arange(start - C, start + R, device=layer_dev).view(1, -1)
     h = drafter(target_hidden=ctx.to(layer_dev), noise_embedding=noise.to(layer_dev), position_ids=pos,
                 past_key_values=cache, use_cache=cache is not None)
     if cache is not None: crop_cache(cache, start)
-    return h[0, 1 - B:].to(model.get_output_embeddings().weight.device)
+    return h[0, R - (B - 1):].to(model.get_output_embeddings().weight.device)
 
 def draft_logits(drafter, model, block_ids, ctx, start, cache, layer_dev):
     "Draft logits `[B-1, V]` for block `block_ids` `[B]` at positions `start..`, given context hidden states `ctx` `[1, C, n*H]`."

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 __all__ = ['StaticKV', 'fast_unsupported', 'FastDecoder', 'fast_speculative_generate', 'fast_generators']
 
 # %% ../nbs/07a_fast.ipynb #96e30137
-from .evaluate import (SpecStats, as_prompt_ids, cache_kw, device_of, draft_logits, hf_model, device_now, unwrap_drafter, draft_settings,
+from .evaluate import (anchor_predicts, SpecStats, as_prompt_ids, cache_kw, device_of, draft_logits, hf_model, device_now, unwrap_drafter, draft_settings,
                                 make_cache, speculative_generate, tapped_hidden, draft_block)
 
 # %% ../nbs/07a_fast.ipynb #05ce70c7
@@ -97,6 +97,7 @@ class FastDecoder:
         self.cap = -(-max(int(capacity), 4 * self.B) // 64) * 64
         self.static = self.taps and _static_drafter(self.drafter, self.dev)
         self.causal = self.static and self.drafter.layers[0].self_attn.is_causal
+        self.rows = self.B - 1 if self.drafter is not None and anchor_predicts(self.drafter) else self.B   # rows the drafter reads
         self._maker = _Graphed if graphs is True or (graphs is None and self.dev.type == 'cuda') else graphs
         self.graphed = False  # True once the verify step replays a captured graph
         with torch.inference_mode(): self._setup(mask_id)
@@ -154,21 +155,22 @@ FastDecoder._verify = _fd_verify
 # %% ../nbs/07a_fast.ipynb #a6eb9970
 def _fd_draft_static(self:FastDecoder, ctx):
     "Draft into `vblk[1:]` from context `ctx` [1, C, n*H], whose first `nctx_t` rows are new; returns the draft logits."
-    C, B, L = ctx.shape[1], self.B, self.cap
-    i = self.dkidx[:C]
-    new, cpos, bpos = i < self.nctx_t, self.start_t - self.nctx_t + i, self.start_t + self.ar
+    C, B, L, R = ctx.shape[1], self.B, self.cap, self.rows
+    i, f = self.dkidx[:C], R - (B - 1)                       # f: the first row that drafts (1; 0 where the anchor row predicts)
+    new, cpos, bpos = i < self.nctx_t, self.start_t - self.nctx_t + i, self.start_t + self.ar[:R]
     self.dcache.slots = torch.cat([torch.where(new, cpos, L + i - self.nctx_t), bpos])
-    mask = (self.dkidx[None] < self.start_t + B).expand(B, -1)
+    mask = (self.dkidx[None] < self.start_t + R).expand(R, -1)
     if self.causal: mask = mask & (self.dkidx[None] <= bpos[:, None])
     emb, head = self.model.get_input_embeddings().weight, self.model.get_output_embeddings()
-    noise = self.drafter.embed(self.dblk, emb) if hasattr(self.drafter, 'embed') else F.embedding(self.dblk, emb)
+    blk = self.dblk[:, :R]
+    noise = self.drafter.embed(blk, emb) if hasattr(self.drafter, 'embed') else F.embedding(blk, emb)
     h = self.drafter(target_hidden=ctx, noise_embedding=noise, position_ids=torch.cat([torch.where(new, cpos, 0), bpos])[None],
                      past_key_values=self.dcache, use_cache=True, attention_mask=mask[None])
-    if hasattr(self.drafter, 'propose'):                    # DFlash2: the selector's greedy walk (03d_dflash2)
-        toks, logits = self.drafter.propose(h[:, 1:], self.dblk[0, :1], head)
+    if hasattr(self.drafter, 'propose'):                    # the family's greedy walk (DFlash2's selector, DSpark's Markov head)
+        toks, logits = self.drafter.propose(h[:, f:], self.dblk[0, :1], head)
         self.vblk[0, 1:] = toks[0]
         return logits[0]
-    logits = self.drafter.compute_logits(h[0, 1:], head)
+    logits = self.drafter.compute_logits(h[0, f:], head)
     self.vblk[0, 1:] = logits.argmax(-1)
     return logits
 

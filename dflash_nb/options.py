@@ -9,13 +9,14 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['CPU_SMALL', 'DEMO_GPU', 'DFLASH2_OPTIONS', 'TrainConfig', 'profile_defaults', 'parse_args', 'parse_profile_steps',
-           'parse_boundaries', 'sliding_layer_types', 'drafter_layer_types', 'sliding_kw', 'prepare_config',
+__all__ = ['TrainConfig', 'CPU_SMALL', 'DEMO_GPU', 'profile_defaults', 'parse_args', 'parse_profile_steps', 'parse_boundaries',
+           'sliding_layer_types', 'drafter_layer_types', 'sliding_kw', 'drafter_kw', 'prepare_config',
            'read_generation_config', 'check_given', 'resolve_data_path']
 
 # %% ../nbs/06a_options.ipynb #419f8a13
 from .layout import ConfigError, parse_devices, parse_rates, resolve_layout
 from .run import checkpoint_problem, safetensors_header
+from .families import FAMILIES, family, init_problem
 
 # %% ../nbs/06a_options.ipynb #e6506dc1
 def _opt(default, help, **kw): return field(default=default, metadata={'help': help, **kw})
@@ -55,17 +56,8 @@ class TrainConfig:
     ce_kernel: str = _opt('auto', "the LM head's cross-entropy chunks: 'auto' (on a GPU our two Triton kernels where Triton is installed, 1.8x faster than inductor's fused chunk on the H200, else inductor's; eager on the CPU), 'triton', 'inductor' or 'eager'")
     compile_shapes: str = _opt('auto', "on a GPU, which sizes the drafter's compiled layers keep symbolic: 'auto' (torch's automatic dynamic: static first, a size that changes goes symbolic after one recompile; the block size stays a constant, and flex ran 2x faster so) or 'dynamic' (every size symbolic from the start)")
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
-    drafter: str = _opt('dflash', "drafter kind: 'dflash', or 'dflash2' (DFlash plus grouped dynamic causal convolutions in every layer and a candidate selector after the LM head: 03d_dflash2)")
-    conv_kernel: int = _opt(2, "dflash2: taps K of each causal convolution, 1 <= K <= --block-size")
-    conv_group: int = _opt(16, "dflash2: channels sharing one dynamic coefficient; must divide the target's hidden size")
-    selector_rank: int = _opt(256, "dflash2: rank r of the selector's predecessor and successor codebooks (each [vocab, r])")
-    selector_top_k: int = _opt(16, "dflash2: candidates C the selector walks per drafted slot, 1 <= C <= vocab")
-    selector_alpha: float = _opt(1.0, "dflash2: weight alpha of the selector loss in L = L_base + alpha * L_sel (0: the selector is not trained)")
-    selector_gold: str = _opt('drop', "dflash2: a gold token outside a slot's top-C candidates: 'drop' the row from the selector loss (SpecForge, NeMo) or 'swap' it in for the weakest candidate (speculators)")
-    selector_warmup: float = _opt(0.0, "dflash2: fraction of training with the selector loss weight held at 0")
-    selector_ramp: float = _opt(0.0, "dflash2: fraction of training, after --selector-warmup, over which the weight rises linearly to --selector-alpha")
-    selector_stop_grad: bool = _opt(False, "dflash2: the selector loss trains the selector only (its unary scores and hidden states detached, SpecForge #793)")
-    init_from: str = _opt('', "start the drafter from the weights of a drafter folder (an export, a checkpoint or a run folder); for --drafter dflash2 a DFlash drafter of the same backbone may start it: its convolutions and selector start as the identity, so it first drafts as that drafter did")
+    drafter: str = _opt('dflash', f"drafter family: {', '.join(repr(n) for n in FAMILIES)} (03g_families; each family's own options are listed under 'drafter families')")
+    init_from: str = _opt('', "start the drafter from the weights of a drafter folder (an export, a checkpoint or a run folder); a family may start from another's drafter of the same backbone (a DFlash2 one from a DFlash one: its convolutions and selector start as the identity, so it first drafts as that drafter did)")
     # data and batching
     max_length: int = _opt(3072, "truncate conversations to this many tokens")
     max_records: int = _opt(0, "use only the first N usable conversations of --data (0 = all)")
@@ -119,6 +111,15 @@ class TrainConfig:
     plan_rates: str = _opt('', "per-GPU rates for --plan, e.g. 'capture=28700,drafter=10300,link=311,inter=50' (tokens/s, GB/s); '' = measure them on this GPU")
     plan_gpus: int = _opt(0, "GPUs in all for --plan (0 = this machine's GPUs x --nnodes, or 8 per node without a GPU)")
 
+def _with_family_options(base):
+    "`base` with one field per option of every drafter family (help prefixed with the family's name): the `TrainConfig` class."
+    extra = [(o.name, type(o.default).__name__, _opt(o.default, f"{f.name}: {o.help}")) for f in FAMILIES.values() for o in f.options]
+    cls = dataclasses.make_dataclass('TrainConfig', extra, bases=(base,))
+    cls.__module__, cls.__qualname__, cls.__doc__ = __name__, 'TrainConfig', base.__doc__
+    return cls
+
+TrainConfig = _with_family_options(TrainConfig)
+
 # %% ../nbs/06a_options.ipynb #a04db1bc
 CPU_SMALL = dict(draft_layers=2, num_anchors=32, max_length=384, max_tokens=1536, epochs=1, max_steps=32,
                  save_every=16, eval_every=16, eval_prompts=4, eval_max_new_tokens=48, num_buckets=3,
@@ -153,6 +154,7 @@ def _epilog() -> str:
 _GROUPS = {'what to train on': 'target', 'layout': 'target_devices', 'drafter': 'draft_layers', 'data and batching': 'max_length',
            'optimisation': 'lr', 'tau (acceptance length) during and after training': 'heldout', 'checkpoints and resume': 'save_every',
            'logging and profiling': 'log_every', 'running': 'small', 'planning the split (--plan)': 'plan'}   # TrainConfig's groups: each one's first option
+_GROUPS.update({"drafter families (each option is its family's alone)": o.name for o in [o for f in FAMILIES.values() for o in f.options][:1]})
 
 def _profile_note(name:str) -> str:
     "What the profiles set option `name` to, for its help ('' if neither changes it)."
@@ -294,13 +296,9 @@ def sliding_kw(c:TrainConfig) -> dict:
     return dict(layer_types=drafter_layer_types(c), sliding_window=c.sliding_window or None)
 
 # %% ../nbs/06a_options.ipynb #9ce7384c
-DFLASH2_OPTIONS = ('conv_kernel', 'conv_group', 'selector_rank', 'selector_top_k', 'selector_alpha', 'selector_gold',
-                   'selector_warmup', 'selector_ramp', 'selector_stop_grad')
-
-def _drafter_kw(c:TrainConfig) -> dict:
-    "The DFlash2 fields of the drafter config for run options `c` (none for `--drafter dflash`)."
-    if c.drafter != 'dflash2': return {}
-    return dict(conv_kernel_size=c.conv_kernel, conv_group_size=c.conv_group, selector_rank=c.selector_rank, selector_top_k=c.selector_top_k)
+def drafter_kw(c:TrainConfig) -> dict:
+    "The fields of the drafter config that run options `c` set for their family (`--drafter`)."
+    return family(c.drafter).config_kw(c)
 
 # %% ../nbs/06a_options.ipynb #e49e11d7
 def _check_master(addr:str, port:int, nnodes:int):
@@ -349,15 +347,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.gamma == 0 or cfg.gamma <= 4 * cfg.block_size, 'gamma',
                f"a decay constant above 4 x block_size={cfg.block_size} is flat: did you swap --gamma and --block-size?"),
               (cfg.loss in ('decay', 'dpace'), 'loss', "use decay or dpace"),
-              (cfg.drafter in ('dflash', 'dflash2'), 'drafter', "use dflash or dflash2"),
-              (1 <= cfg.conv_kernel <= cfg.block_size, 'conv_kernel', f"must be in [1, --block-size {cfg.block_size}]"),
-              (cfg.conv_group >= 1, 'conv_group', "must be >= 1 (and divide the target's hidden size)"),
-              (cfg.selector_rank >= 1, 'selector_rank', "must be >= 1"),
-              (cfg.selector_top_k >= 1, 'selector_top_k', "must be >= 1 (and at most the target's vocabulary)"),
-              (cfg.selector_alpha >= 0, 'selector_alpha', "must be >= 0 (0: the selector is not trained)"),
-              (cfg.selector_gold in ('drop', 'swap'), 'selector_gold', "use drop or swap"),
-              (0 <= cfg.selector_warmup < 1, 'selector_warmup', "must be in [0, 1): a fraction of training"),
-              (0 <= cfg.selector_ramp <= 1, 'selector_ramp', "must be in [0, 1]: a fraction of training"),
+              (cfg.drafter in FAMILIES, 'drafter', f"use {' or '.join(FAMILIES)}"),
               (not cfg.init_from or Path(cfg.init_from).exists(), 'init_from', "not found"),
               (0 < cfg.dpace_alpha <= 1, 'dpace_alpha', "must be in (0, 1]"),
               (cfg.num_anchors >= 1, 'num_anchors', "must be >= 1"), (cfg.draft_layers >= 1, 'draft_layers', "must be >= 1"),
@@ -389,6 +379,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (bool(cfg.wandb_project.strip()), 'wandb_project', "must name a W&B project")]
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
+    if (bad := family(cfg.drafter).option_problems(cfg)): raise ConfigError(bad[0])   # the family's own options (03d_family)
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
     sliding_layer_types(cfg.sliding_layers, cfg.sliding_window, cfg.draft_layers)
     parse_profile_steps(cfg.profile_steps)
@@ -400,10 +391,13 @@ def _check_values(cfg:TrainConfig, cpu:bool):
 # %% ../nbs/06a_options.ipynb #40dc7341
 def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     "Resolve 'auto' options and the CPU profile (never overriding explicitly given options); check values."
+    if cfg.drafter in FAMILIES:                     # what the family sets otherwise (its block size, ...), where not given
+        cfg = dataclasses.replace(cfg, **{k: v for k, v in family(cfg.drafter).defaults.items() if k not in given})
     cfg = _resolve_options(cfg, given)
     _check_values(cfg, _all_cpu(cfg))
-    if cfg.drafter != 'dflash2' and (dflash2_only := [k for k in DFLASH2_OPTIONS if k in given]):
-        raise ConfigError(f"--{dflash2_only[0].replace('_', '-')}: a DFlash2 option, and the drafter is --drafter {cfg.drafter}: add --drafter dflash2, or leave it out")
+    for f in FAMILIES.values():                     # another family's option is refused, never silently ignored
+        if f.name != cfg.drafter and (other := [o for o in f.options if o.name in given]):
+            raise ConfigError(f"{other[0].flag}: a {f.title} option, and the drafter is --drafter {cfg.drafter}: add --drafter {f.name}, or leave it out")
     return cfg
 
 # %% ../nbs/06a_options.ipynb #2a43a0c0
@@ -478,18 +472,12 @@ def read_generation_config(path):
 
 # %% ../nbs/06a_options.ipynb #3b973f90
 def _check_drafter_sizes(cfg:TrainConfig, tcfg, taps, mask_id):
-    "DFlash2 sizes against the target (G divides H, C <= V) and the `--init-from` folder against the drafter to build; a `ConfigError` naming the option."
-    from dflash_nb.dflash2 import DFlash2Config, init_problem
-    from dflash_nb.drafter import DFlashConfig
-    tc = tcfg.get_text_config()
-    if cfg.drafter == 'dflash2' and tc.hidden_size % cfg.conv_group:
-        raise ConfigError(f"--conv-group {cfg.conv_group}: must divide the target's hidden size {tc.hidden_size}")
-    if cfg.drafter == 'dflash2' and cfg.selector_top_k > tc.vocab_size:
-        raise ConfigError(f"--selector-top-k {cfg.selector_top_k}: the target's vocabulary has only {tc.vocab_size} tokens")
+    "The family's options against the target (DFlash2: G divides H, C <= V) and the `--init-from` folder against the drafter to build; a `ConfigError` naming the option."
+    fam = family(cfg.drafter)
+    if (why := fam.target_problem(cfg, tcfg.get_text_config())): raise ConfigError(why)
     if not cfg.init_from: return
-    kind = DFlash2Config if cfg.drafter == 'dflash2' else DFlashConfig
-    dc = kind.from_target(tcfg, num_layers=cfg.draft_layers, block_size=cfg.block_size, target_layer_ids=taps, mask_token_id=mask_id,
-                          **sliding_kw(cfg), **_drafter_kw(cfg))
+    dc = fam.make_config(tcfg, cfg, num_layers=cfg.draft_layers, block_size=cfg.block_size, target_layer_ids=taps, mask_token_id=mask_id,
+                         **sliding_kw(cfg))
     if (why := init_problem(cfg.init_from, dc)): raise ConfigError(f"--init-from {cfg.init_from}: {why}")
 
 # %% ../nbs/06a_options.ipynb #7959f7f9

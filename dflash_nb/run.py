@@ -414,18 +414,13 @@ def data_fingerprint(ds) -> str:
     return fp
 
 # %% ../nbs/05a_run.ipynb #8dc8a223
-def drafter_identity(c) -> dict:
-    "The identity fields of the drafter's kind (run options `c`): the kind; for DFlash2 its sizes and the selector objective."
-    kind = getattr(c, 'drafter', 'dflash')
-    if kind != 'dflash2': return {'drafter.kind': kind}
-    return {'drafter.kind': kind, 'drafter.conv_kernel': c.conv_kernel, 'drafter.conv_group': c.conv_group,
-            'drafter.selector_rank': c.selector_rank, 'drafter.selector_top_k': c.selector_top_k, 'selector.alpha': c.selector_alpha,
-            'selector.gold': c.selector_gold, 'selector.warmup': c.selector_warmup, 'selector.ramp': c.selector_ramp,
-            'selector.stop_grad': c.selector_stop_grad}
+def drafter_identity(c, family=None) -> dict:
+    "The identity fields of the drafter's family for run options `c`: what `family.identity(c)` names (`03d_family`: DFlash2 adds its sizes and selector objective); without a family, the kind alone."
+    return family.identity(c) if family is not None else {'drafter.kind': getattr(c, 'drafter', 'dflash')}
 
 # %% ../nbs/05a_run.ipynb #b88476a8
 def run_identity(t, stage:str) -> dict:
-    "What defines the run of trainer `t` (or any object with its fields, `layer_types` the drafter's): `stage` 'model' (known before loading anything) or 'data' (after tokenizing)."
+    "What defines the run of trainer `t` (or any object with its fields, `layer_types` the drafter's, `family` its drafter family): `stage` 'model' (known before loading anything) or 'data' (after tokenizing)."
     from dflash_nb.data import tokenizer_fingerprint
     c = t.cfg
     if stage == 'data':
@@ -440,7 +435,7 @@ def run_identity(t, stage:str) -> dict:
             'target.weights.sha256': weights_sha256(t.target_path),
             'tokenizer+chat_template': tokenizer_fingerprint(t.tokenizer)[:16],
             'max_length': c.max_length, 'seed': c.seed, 'max_tokens': c.max_tokens, 'micro_per_step': t.layout_D * c.grad_accum,
-            **drafter_identity(c)}
+            **drafter_identity(c, getattr(t, 'family', None))}
 
 # %% ../nbs/05a_run.ipynb #e6ca59ca
 def _as_of_now(meta:dict) -> dict:

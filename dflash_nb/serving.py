@@ -9,8 +9,7 @@ from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['DFLASH2_ARCH', 'dflash2_engine_shapes', 'engine_weight_names', 'missing_engine_weights', 'serving_contract',
-           'reference_forward']
+__all__ = ['engine_weight_names', 'missing_engine_weights', 'export_contents', 'serving_contract', 'reference_forward']
 
 # %% ../nbs/03b_serving.ipynb #9dbd3011
 from .drafter import LAYER_TYPES
@@ -30,36 +29,21 @@ def _as_engine_name(key:str) -> str:
     return '.'.join(_STACKED.get(p, p) for p in parts)
 
 # %% ../nbs/03b_serving.ipynb #aa38fcf9
-DFLASH2_ARCH = 'DFlash2DraftModel'
+def engine_weight_names(d:dict, family_shapes:dict|None=None) -> set:
+    "Every weight name (engine spelling: q/k/v and gate/up stacked) that vLLM and SGLang read for `config.json` dict `d`: the DFlash backbone's, and a family's own weights `family_shapes` (name -> shape) beside them."
+    return _engine_params(d) | set(family_shapes or {})
 
-def dflash2_engine_shapes(d:dict) -> dict:
-    "Name -> shape of the DFlash2 weights vLLM and SGLang read, for `config.json` dict `d` (a DFlash2 export's)."
-    dc, H, V = d.get('dflash_config') or {}, d['hidden_size'], d['vocab_size']
-    K, G, r = int(dc['conv_kernel_size']), int(dc['conv_group_size']), int(dc['selector_rank'])
-    conv = {'base_kernel': (2, K, H), 'kernel_projection.weight': (2 * K * (H // G), H)}
-    out = {f'layers.{i}.{m}.{k}': s for i in range(d['num_hidden_layers']) for m in ('attention_conv', 'mlp_conv') for k, s in conv.items()}
-    out.update({'candidate_selector.predecessor_codebook': (V, r), 'candidate_selector.successor_codebook': (V, r),
-                'candidate_selector.hidden_projection.weight': (r, H)})
-    return out
-
-def engine_weight_names(d:dict) -> set:
-    "Every weight name (engine spelling: q/k/v and gate/up stacked) that vLLM and SGLang read for `config.json` dict `d`, DFlash or DFlash2."
-    names = _engine_params(d)
-    if d.get('architectures') != [DFLASH2_ARCH]: return names
-    try: return names | set(dflash2_engine_shapes(d))
-    except (KeyError, TypeError, ValueError): return names      # DFlash2 keys unreadable: `_contract_dflash2` names them
-
-def missing_engine_weights(d:dict, tensor_names) -> list:
-    "The names the engines read for `d` that tensors named `tensor_names` (export spelling) do not provide."
-    return sorted(engine_weight_names(d) - {_as_engine_name(k) for k in tensor_names})
+def missing_engine_weights(d:dict, tensor_names, family_shapes:dict|None=None) -> list:
+    "The names the engines read for `d` (and `family_shapes`) that tensors named `tensor_names` (export spelling) do not provide."
+    return sorted(engine_weight_names(d, family_shapes) - {_as_engine_name(k) for k in tensor_names})
 
 # %% ../nbs/03b_serving.ipynb #9de86c36
-def _contract_fields(d:dict) -> list[str]:
+def _contract_fields(d:dict, architectures=('DFlashDraftModel',)) -> list[str]:
     "Problems with the DFlash fields of `config.json` dict `d`, as vLLM and SGLang read them."
     dc, p = d.get('dflash_config') or {}, []
     taps, B = dc.get('target_layer_ids'), dc.get('block_size', d.get('block_size'))
-    if d.get('architectures') not in (['DFlashDraftModel'], [DFLASH2_ARCH]):
-        p.append(f"architectures {d.get('architectures')}: vLLM maps only ['DFlashDraftModel'] and ['{DFLASH2_ARCH}']")
+    if (d.get('architectures') or [None])[0] not in architectures or len(d.get('architectures') or []) != 1:
+        p.append(f"architectures {d.get('architectures')}: vLLM maps only {' and '.join(repr([a]) for a in architectures)}")
     if dc.get('block_size') is None: p.append("dflash_config.block_size missing: SGLang reads the block size there first")
     if d.get('block_size') not in (None, B): p.append(f"block_size {d.get('block_size')} at the top level but {B} in dflash_config")
     if not taps: p.append("dflash_config.target_layer_ids missing: SGLang and vLLM read the taps there")
@@ -98,47 +82,41 @@ def _contract_model(d:dict) -> list[str]:
     if prf != 1.0: p.append(f"partial_rotary_factor {prf}: vLLM rotates that fraction of each head, SGLang the whole head")
     return p
 
-# %% ../nbs/03b_serving.ipynb #8b25e43b
-def _contract_dflash2(d:dict) -> list[str]:
-    "Problems with the DFlash2 keys of `config.json` dict `d` (none for DFlash), as vLLM 0.32.0 and SpecForge check them."
-    if d.get('architectures') != [DFLASH2_ARCH]: return []
-    dc, p = d.get('dflash_config') or {}, []
-    for k in ('conv_kernel_size', 'conv_group_size', 'selector_rank', 'selector_top_k'):
-        if not isinstance(dc.get(k), int) or dc[k] < 1: p.append(f"dflash_config.{k} {dc.get(k)!r}: vLLM requires a positive int there")
-    if p: return p
-    H, B, V = d['hidden_size'], dc.get('block_size', d.get('block_size')), d['vocab_size']
-    if H % dc['conv_group_size']: p.append(f"dflash_config.conv_group_size {dc['conv_group_size']} does not divide hidden_size {H}: vLLM refuses it")
-    if B and dc['conv_kernel_size'] > B: p.append(f"dflash_config.conv_kernel_size {dc['conv_kernel_size']} > block_size {B}: SpecForge refuses it")
-    if dc['selector_top_k'] > V: p.append(f"dflash_config.selector_top_k {dc['selector_top_k']} > vocab_size {V}")
-    if dc.get('sample_from_anchor'): p.append("dflash_config.sample_from_anchor is true: vLLM's DFlash2 requires it false")
-    return p
-
 # %% ../nbs/03b_serving.ipynb #a991396d
-def _contract_weights(d:dict, shapes:dict) -> list[str]:
-    "Problems with the weight names and shapes `shapes` (name -> shape) of an export with `config.json` dict `d`."
+def _contract_weights(d:dict, shapes:dict, family_shapes:dict|None=None, family_ok:bool=True) -> list[str]:
+    "Problems with the weight names and shapes `shapes` (name -> shape) of an export with `config.json` dict `d`; a family's own weights `family_shapes` read too, their shapes checked where its keys were sound (`family_ok`)."
     p, H, hd = [], d['hidden_size'], d.get('head_dim') or d['hidden_size'] // d['num_attention_heads']
-    got, want = {_as_engine_name(k) for k in shapes}, engine_weight_names(d)
+    got, want = {_as_engine_name(k) for k in shapes}, engine_weight_names(d, family_shapes)
     if got - want: p.append(f"weights the engines have no parameter for (SGLang drops them silently, vLLM refuses or, for embed_tokens/lm_head, uses them instead of the target's): {sorted(got - want)[:4]}")
     if want - got: p.append(f"weights missing: {sorted(want - got)[:4]} (vLLM loads such an export without a word and serves uninitialised memory in their place)")
     nq, nkv, I = d['num_attention_heads'] * hd, d['num_key_value_heads'] * hd, d['intermediate_size']
     n_taps = len((d.get('dflash_config') or {}).get('target_layer_ids') or [])
     expect = {'fc.weight': (H, n_taps * H), 'q_proj': (nq, H), 'k_proj': (nkv, H), 'v_proj': (nkv, H), 'o_proj': (H, nq),
               'gate_proj': (I, H), 'up_proj': (I, H), 'down_proj': (H, I)}
-    if d.get('architectures') == [DFLASH2_ARCH] and not _contract_dflash2(d): expect.update(dflash2_engine_shapes(d))
+    if family_ok: expect.update(family_shapes or {})
     for k, s in shapes.items():
         e = expect.get(k) or expect.get(k.split('.')[-2])
         if e is not None and tuple(s) != e: p.append(f"{k} has shape {tuple(s)}, the config implies {e}")
     return p
 
 # %% ../nbs/03b_serving.ipynb #2bdf2186
-def serving_contract(folder) -> list[str]:
-    "Problems vLLM or SGLang would have with the export in `folder` (empty: both read it as it was trained)."
+def export_contents(folder) -> tuple[dict, dict]:
+    "`(config.json dict, name -> shape of every tensor in model.safetensors)` of the export in `folder`, read from its header."
     from safetensors import safe_open
     folder = Path(folder)
     d = json.loads((folder / 'config.json').read_text())
     with safe_open(str(folder / 'model.safetensors'), 'pt') as f: shapes = {k: f.get_slice(k).get_shape() for k in f.keys()}
+    return d, shapes
+
+def serving_contract(folder, family=None, architectures=('DFlashDraftModel',)) -> list[str]:
+    "Problems vLLM or SGLang would have with the export in `folder` (empty: both read it as it was trained), as a DFlash export; a drafter `family` (`03g_families`) adds its own keys' problems (`family.contract_problems(d)`) and weights (`family.engine_shapes(d)`), `architectures` the names engines map."
+    folder = Path(folder)
+    d, shapes = export_contents(folder)
     extra = ["mask_embedding.pt beside the weights: SGLang would use it for the mask rows instead of the target's embedding of mask_token_id"] if (folder / 'mask_embedding.pt').exists() else []
-    return _contract_fields(d) + _contract_model(d) + _contract_dflash2(d) + _contract_weights(d, shapes) + extra
+    own, fam_shapes = (family.contract_problems(d), None) if family is not None else ([], None)
+    try: fam_shapes = family.engine_shapes(d) if family is not None else None
+    except (KeyError, TypeError, ValueError, ZeroDivisionError): pass     # its keys unreadable: `own` names them
+    return _contract_fields(d, architectures) + _contract_model(d) + own + _contract_weights(d, shapes, fam_shapes, not own) + extra
 
 # %% ../nbs/03b_serving.ipynb #3311e9a2
 def reference_forward(folder, target_hidden, noise_embedding, position_ids):

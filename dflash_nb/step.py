@@ -43,10 +43,9 @@ _ON_DEVICE = ('input_ids', 'loss_mask', 'attention_mask', 'anchors', 'keep')
 
 def host_batch(tr, epoch:int, i:int) -> dict:
     "Micro-batch `i` of `epoch` made on the host, with its real tokens, kept blocks and training FLOPs counted there; pinned on a GPU."
-    from dflash_nb.dflash2 import step_flops
     b = tr.micro_batch(epoch, i)
     b['tokens'], b['blocks'] = int(b['attention_mask'][:b['rows']].sum()), int(b['keep'].sum())
-    b['flops'] = step_flops(tr.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
+    b['flops'] = tr.family.step_flops(tr.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
     if tr.device.type == 'cuda': b.update({k: b[k].pin_memory() for k in _ON_DEVICE})
     b['host_ids'], b['host_mask'] = b['input_ids'], b['attention_mask']   # what a capture on the target's stream reads
     return b
@@ -54,12 +53,10 @@ def host_batch(tr, epoch:int, i:int) -> dict:
 # %% ../nbs/06d_step.ipynb #b4cf8ced
 def to_device(tr, b:dict) -> dict:
     "Batch `b` copied to the drafter's device (from pinned memory: the host does not wait), its targets and attention masks made there."
-    from dflash_nb.loss import prepare_targets
     c, d = tr.cfg, tr.dcfg
     with record_function('step/prepare'):                       # the step's phases are named in a profile (06e)
         b.update({k: b[k].to(tr.device, non_blocking=True) for k in _ON_DEVICE})
-        b['targets'] = prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], d.block_size, d.mask_token_id, tr.gamma,
-                                       c.loss, c.dpace_alpha)
+        b['targets'] = tr.family.prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], d, tr.gamma, c.loss, c.dpace_alpha)
         b['masks'] = tr.drafter.attention_masks(b['anchors'], b['keep'], b['input_ids'].shape[1], c.attention)
     return b
 
@@ -90,11 +87,10 @@ def step_inputs(tr, epoch:int, k:int):
 
 # %% ../nbs/06d_step.ipynb #58583ab6
 def accumulate(tr, idxs, mbs, den) -> torch.Tensor:
-    "Forward and backward over the step's micro-batches (DDP syncs on the last one); the sums [loss, weight, correct x B, count x B(, DFlash2's five selector sums)] on the device."
+    "Forward and backward over the step's micro-batches (DDP syncs on the last one); the sums [loss, weight, correct x slots, count x slots(, the family's extra sums)] on the device."
     import contextlib
-    from dflash_nb.train import _loss_fn, _SEL_SUMS
     c, D, acc = tr.cfg, tr.layout_D, None
-    loss_fn, two = _loss_fn(tr)
+    loss_fn, extra = tr.loss_fn()                   # the family's loss with this step's keywords (06_train)
     for j, (i, b) in enumerate(zip(idxs, mbs)):
         hidden = tr.hidden_for(b, i)
         with contextlib.nullcontext() if (D == 1 or j == len(idxs) - 1) else tr.model.no_sync():
@@ -102,7 +98,7 @@ def accumulate(tr, idxs, mbs, den) -> torch.Tensor:
                           gamma=tr.gamma, backend=c.attention, chunk_blocks=c.chunk_blocks, targets=b['targets'], masks=b['masks'])
             (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()     # the profile's 'rest': autograd launches it from its own thread
         part = torch.cat([out['loss_sum'].detach().double().view(1), out['weight_sum'].double().view(1),
-                          out['correct'].double(), out['count'].double(), *([torch.stack([out[k].double() for k in _SEL_SUMS])] if two else [])])
+                          out['correct'].double(), out['count'].double(), *([torch.stack([out[k].double() for k in extra])] if extra else [])])
         acc = part if acc is None else acc + part
     return acc
 
@@ -150,14 +146,13 @@ def drafter_step_async(tr, step:int, epoch:int, k:int) -> PendingStep:
 # %% ../nbs/06d_step.ipynb #eba6bee2
 def finish_step(tr, p:PendingStep, wait:bool=True) -> dict:
     "The metrics of pending step `p` from its sums in host memory (`wait=False`: already waited for); a non-finite loss or gradient norm raises, naming the step."
-    from dflash_nb.train import _step_metrics
-    v, bs, D = p.sums.get(wait), tr.dcfg.block_size, tr.layout_D
+    v, bs, D = p.sums.get(wait), tr.family.slots(tr.dcfg), tr.layout_D
     dt = p.start.elapsed_time(p.sums.ev) / 1e3 if p.start is not None else p.t1 - p.t0
-    n = 2 + 2 * bs + 5 * (tr.cfg.drafter == 'dflash2')                                  # DFlash2: the selector's five sums
+    n = 2 + 2 * bs + len(tr.family.extra_sums)                                           # the family's extra sums after the slots'
     tok, blk = (float(v[n]), float(v[n + 1])) if D > 1 else (p.tokens, p.blocks)
     acc = torch.cat([v[:2], torch.tensor([tok, blk], dtype=torch.float64), v[2:n]])     # the layout `_step_metrics` reads
     wait_frac = (v[n + 2:n + 2 + D] / dt).tolist() if D > 1 else [p.waited / dt]
-    m = _step_metrics(tr, p.step, p.epoch, p.idxs, acc, p.flops, p.lr, float(v[-1]), dt, None, None,
+    m = tr.step_metrics( p.step, p.epoch, p.idxs, acc, p.flops, p.lr, float(v[-1]), dt, None, None,
                       waited=p.waited, wait_frac=wait_frac, progress=p.progress)
     return m if p.wall is None else dict(m, wall_s=p.wall)
 

@@ -11,99 +11,20 @@ import torch
 import torch.distributed as dist
 
 # %% auto #0
-__all__ = ['lr_factor', 'lr_factor_at', 'MasterAdamW', 'env_int', 'say_line', 'Trainer', 'reading_line', 'tokenize_workers',
-           'tqdm_write', 'bar_paused']
+__all__ = ['env_int', 'say_line', 'Trainer', 'reading_line', 'tokenize_workers', 'tqdm_write', 'bar_paused']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
+from .optim import lr_factor, lr_factor_at, MasterAdamW
 from .layout import ConfigError, PeerLost, Peers, StopRequested, Transport, drafter_batches, job_store, resolve_layout, target_batches
 from .run import (check_run_dir, set_aside, save_checkpoint, find_checkpoint, load_checkpoint, clean_leftovers, run_identity,
                            checkpoint_meta, refuse_other_run, StopRun, StopFlag, roll_back, write_file, open_nofollow, software_versions,
                            weights_sha256, SaveError, out_of_space, link_refusal, latest_entry, human_size, pause_point)
 from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, check_given, read_generation_config,
-                               drafter_layer_types, resolve_data_path, sliding_kw, _drafter_kw)
+                               drafter_layer_types, resolve_data_path, sliding_kw)
+from .families import family, load_drafter, make_drafter, start_from
 from . import loss as loss_mod
 from .loss import no_lone_row, pad_anchor_slots, anchor_width
 from .metrics import MetricsLog, StepProfiler, wandb_init, write_rank_stats
-
-# %% ../nbs/06_train.ipynb #edfc61a7
-def lr_factor(step:int, total:int, warmup_ratio:float=0.04) -> float:
-    "Multiplier of the peak learning rate at optimizer step `step` (0-based) of `total`."
-    warm = max(1, round(total * warmup_ratio)) if warmup_ratio > 0 else 0
-    if step < warm: return (step + 1) / warm
-    return 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / max(1, total - warm))))
-
-# %% ../nbs/06_train.ipynb #2c942833
-def lr_factor_at(progress:float, warmup_ratio:float=0.04) -> float:
-    "Multiplier of the peak learning rate when a fraction `progress` of the time budget is spent."
-    p = min(max(progress, 0.0), 1.0)
-    if p < warmup_ratio: return max(p / warmup_ratio, 0.01)
-    return 0.5 * (1 + math.cos(math.pi * (p - warmup_ratio) / max(1e-9, 1 - warmup_ratio)))
-
-# %% ../nbs/06_train.ipynb #5e1c0a01
-def _master_grads(pairs):
-    "For `(param, master)` pairs, the params' (bf16) gradients copied into one fp32 buffer by foreach copies, its views the masters' `.grad`."
-    for p, m in pairs:
-        if p.grad is None: m.grad = None
-    pairs = [(p, m) for p, m in pairs if p.grad is not None]
-    if not pairs: return
-    flat = torch.empty(sum(m.numel() for _, m in pairs), dtype=torch.float32, device=pairs[0][1].device)
-    views = [v.view_as(m) for v, (_, m) in zip(flat.split([m.numel() for _, m in pairs]), pairs)]
-    torch._foreach_copy_(views, [p.grad for p, _ in pairs])
-    for v, (_, m) in zip(views, pairs): m.grad = v
-
-# %% ../nbs/06_train.ipynb #60629467
-class MasterAdamW:
-    "AdamW over fp32 master copies of (possibly bf16) trainable parameters."
-    def __init__(self, params, lr=6e-4, betas=(0.9, 0.999), weight_decay=0.0, eps=1e-8, keep_grads:bool=False):
-        self.params, self.keep_grads = [p for p in params if p.requires_grad], keep_grads
-        if keep_grads:                                    # gradient buffers of their own (`zero_grad`)
-            for p in self.params: p.grad = torch.zeros_like(p) if p.grad is None else p.grad
-        self.master = [p if p.dtype == torch.float32 else p.detach().float().clone().requires_grad_(True) for p in self.params]
-        fused = all(p.is_cuda for p in self.master) or None
-        self.opt = torch.optim.AdamW(self.master, lr=lr, betas=betas, weight_decay=weight_decay, eps=eps, fused=fused)
-
-    @property
-    def param_groups(self): return self.opt.param_groups  # load_state_dict replaces the list: never cache it
-
-    def clip_and_step(self, max_norm:float=0.0, sync:bool=True):
-        "Move gradients to the masters, clip them (if `max_norm`), step, copy back; return the gradient norm (`sync=False`: a tensor, nothing read back, the copies foreach)."
-        if not sync: return self._clip_and_step_async(max_norm)
-        for p, m in zip(self.params, self.master):
-            if m is not p: m.grad = None if p.grad is None else p.grad.float()
-        grads = [m.grad for m in self.master if m.grad is not None]
-        norm = torch.nn.utils.clip_grad_norm_(self.master, max_norm) if max_norm > 0 else torch.linalg.vector_norm(
-            torch.stack([g.norm() for g in grads])) if grads else torch.zeros(())
-        self.opt.step()
-        with torch.no_grad():
-            for p, m in zip(self.params, self.master):
-                if m is not p: p.copy_(m)
-        return float(norm)
-
-    def _clip_and_step_async(self, max_norm:float):
-        "`clip_and_step` without a read: the gradients to the masters and the weights back in a few foreach copies; the norm a device tensor."
-        pairs = [(p, m) for p, m in zip(self.params, self.master) if m is not p]
-        _master_grads(pairs)
-        grads = [m.grad for m in self.master if m.grad is not None]
-        norm = torch.nn.utils.clip_grad_norm_(self.master, max_norm) if max_norm > 0 else torch.linalg.vector_norm(
-            torch.stack(torch._foreach_norm(grads))) if grads else torch.zeros(())
-        self.opt.step()
-        with torch.no_grad():
-            if pairs: torch._foreach_copy_([p for p, _ in pairs], [m for _, m in pairs])
-        return norm
-
-    def zero_grad(self):
-        "Drop the gradients; with `keep_grads` zero them in place: backward adds into buffers of their own, as CUDA graph trees need (`compile_layers(graphs=True)`, `03_drafter`: a `.grad` taken from a graph's memory is overwritten by its next replay, the next micro-batch's)."
-        if self.keep_grads: torch._foreach_zero_([p.grad for p in self.params if p.grad is not None])
-        for p, m in zip(self.params, self.master):
-            if not self.keep_grads: p.grad = None
-            if m is not p: m.grad = None
-
-    def state_dict(self): return self.opt.state_dict()
-    def load_state_dict(self, sd): self.opt.load_state_dict(sd)
-    def load_master(self, tensors:list):
-        "Set masters (and the model's parameters) from fp32 tensors, e.g. a checkpoint."
-        with torch.no_grad():
-            for p, m, t in zip(self.params, self.master, tensors): m.copy_(t); p.copy_(m)
 
 # %% ../nbs/06_train.ipynb #0b0c7814
 def env_int(name, default): return int(os.environ.get(name, default))
@@ -121,6 +42,8 @@ class Trainer:
     "One rank of a training run: its role, data plan, target and/or drafter, and the loop."
     def __init__(self, cfg:TrainConfig, given=frozenset(), stop:StopFlag=None):
         self.cfg = prepare_config(cfg, given)
+        self.family = family(self.cfg.drafter)                    # what the drafter is asked through (03d_family)
+        self.loss_kw = {}                                         # this step's keywords of the family's loss (`step_lr`)
         self.stop = stop if stop is not None else StopFlag()     # (`stop or ...` dropped a flag not yet set: it is falsy)
         self.layout = resolve_layout(self.cfg.target_devices, self.cfg.drafter_devices, nnodes=self.cfg.nnodes)
         self.rank, self.world = env_int('RANK', 0), env_int('WORLD_SIZE', 1)
@@ -323,39 +246,28 @@ Trainer.micro_batch = _micro_batch
 
 # %% ../nbs/06_train.ipynb #3f6f7fc0
 def _make_drafter_config(self:Trainer):
-    "The drafter's config (DFlash or DFlash2 as `--drafter` says, layer types as `--sliding-layers` says): taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
-    from dflash_nb.drafter import DFlashConfig
+    "The drafter's config (of the family `--drafter` names, layer types as `--sliding-layers` says): taps and an explicit mask id were checked in `check_inputs`; a chosen mask id is also absent from the data."
     from dflash_nb.mask_token import MaskTokenError
-    from dflash_nb.dflash2 import DFlash2Config
     c = self.cfg
-    kind = DFlash2Config if c.drafter == 'dflash2' else DFlashConfig
-    try: self.dcfg = kind.from_target(self.tcfg, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
+    try: self.dcfg = self.family.make_config(self.tcfg, c, num_layers=c.draft_layers, block_size=c.block_size, target_layer_ids=self.taps,
                                               tokenizer=self.tokenizer, generation_config=read_generation_config(self.target_path),
                                               token_counts=self.ds.token_counts, mask_token_id=None if c.mask_token_id < 0 else c.mask_token_id,
-                                              **sliding_kw(c), **_drafter_kw(c))
+                                              **sliding_kw(c))
     except MaskTokenError as e: raise ConfigError(str(e)) from None
     except ValueError as e: raise ConfigError(f"--target {self.target_path}: no drafter config for it: {e}") from None
     self.mask_id = self.dcfg.mask_token_id
 Trainer.make_drafter_config = _make_drafter_config
 
 # %% ../nbs/06_train.ipynb #ad93e7e8
-def _kind_line(d) -> str:
-    "'DFlash2 (...), ' for a DFlash2 drafter config, '' for DFlash."
-    from dflash_nb.dflash2 import DFlash2Config
-    if not isinstance(d, DFlash2Config): return ''
-    return (f"DFlash2 (convolutions of {d.conv_kernel_size} taps in groups of {d.conv_group_size} channels, selector of the top "
-            f"{d.selector_top_k} candidates with codebooks [{d.vocab_size}, {d.selector_rank}]), ")
-
 def _start_from(self:Trainer, start_from):
     "Load `--init-from` into the fresh drafter; a folder that does not fit is a `ConfigError`."
-    try: what, left = start_from(self.drafter, self.cfg.init_from)
+    try: what, note = start_from(self.drafter, self.cfg.init_from)
     except (ValueError, RuntimeError, OSError) as e: raise ConfigError(f"--init-from {self.cfg.init_from}: {e}") from None
-    self.say(f"Drafter weights from {what}" + (f"; {len(left)} DFlash2 weights keep their identity start (convolutions, selector)" if left else ''))
+    self.say(f"Drafter weights from {what}" + (f"; {note}" if note else ''))
 
 # %% ../nbs/06_train.ipynb #679b4bf9
 def _build_drafter(self:Trainer):
     "A drafter rank: the compile preflight (flex), the drafter and the target's embedding and head, DDP over the drafter ranks, the optimizer."
-    from dflash_nb.dflash2 import make_drafter, start_from
     from dflash_nb.targets import load_embed_and_head
     c, mid = self.cfg, self.mask_id
     n_mask = int(self.ds.token_counts[mid]) if mid < len(self.ds.token_counts) else 0
@@ -367,7 +279,7 @@ def _build_drafter(self:Trainer):
     if c.init_from and self.ckpt is None: _start_from(self, start_from)
     self.embed, self.head = load_embed_and_head(self.target_path, self.device, self.dtype)
     n = sum(p.numel() for p in self.drafter.parameters())
-    self.say(f"Drafter: {_kind_line(self.dcfg)}{self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
+    self.say(f"Drafter: {self.family.describe(self.dcfg)}{self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
              f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
              f"{self.layout.drafter_devices} ({time.perf_counter() - t0:.1f}s)")
     if c.attention == 'flex' and c.compile:
@@ -387,7 +299,7 @@ def _load_target(self:Trainer):
     if self.rank == 0: say_line(f"Loading {self.layout_T} target models...")
     import contextlib, io
     with contextlib.redirect_stdout(io.StringIO()):
-        self.target = load_targets(self.target_path, [list(self.role.devices) if len(self.role.devices) > 1 else self.device], dtype=self.dtype, layer_ids=self.dcfg.target_layer_ids,
+        self.target = load_targets(self.target_path, [list(self.role.devices) if len(self.role.devices) > 1 else self.device], dtype=self.dtype, layer_ids=self.family.capture_layer_ids(self.dcfg),
                                    attn_implementation=self.cfg.target_attn)[0]
     if self.cfg.target_compile: self.target.compile_capture()          # a GPU only; compiled at the first capture (02_targets)
     if self.cfg.target_graphs: self.target.graph_capture(self.cfg.target_graph_multiple)   # a GPU only; a graph per padded batch shape, recorded at its first capture
@@ -594,15 +506,13 @@ Trainer.target_step = _target_step
 # %% ../nbs/06_train.ipynb #076b2b07
 def _step_inputs(self:Trainer, epoch:int, k:int):
     "This rank's micro-batches of step `k` moved to its device, their targets, and the loss denominator summed over drafter ranks."
-    from dflash_nb.loss import prepare_targets
-    from dflash_nb.dflash2 import step_flops
     c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
     idxs = drafter_batches(k, self.role.drafter_idx, D, c.grad_accum)
     mbs = [self.ahead.pop((epoch, i), None) or self.micro_batch(epoch, i) for i in idxs]   # made ahead, else now
     for b in mbs:                  # counted on the host: read back from the GPU, they would wait for it mid-step
-        b['blocks'], b['flops'] = int(b['keep'].sum()), step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
+        b['blocks'], b['flops'] = int(b['keep'].sum()), self.family.step_flops(self.dcfg, *b['input_ids'].shape, b['anchors'], b['keep'])['train']
         for key in ('input_ids', 'loss_mask', 'attention_mask', 'anchors', 'keep'): b[key] = b[key].to(dev, non_blocking=True)
-    tg = [prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], bs, self.dcfg.mask_token_id, self.gamma,
+    tg = [self.family.prepare_targets(b['input_ids'], b['loss_mask'], b['anchors'], b['keep'], self.dcfg, self.gamma,
                           c.loss, c.dpace_alpha) for b in mbs]
     den = torch.stack([t['weight_sum'].double() for t in tg]).sum()
     if D > 1: dist.all_reduce(den, group=self.drafter_group)
@@ -610,44 +520,37 @@ def _step_inputs(self:Trainer, epoch:int, k:int):
 
 # %% ../nbs/06_train.ipynb #6c253670
 def _step_lr(self:Trainer, step:int) -> float:
-    "Set and return the learning rate of `step`: by the step count, or by the clock's progress with `--time-limit-min`; for DFlash2, the selector loss weight by the same progress."
+    "Set and return the learning rate of `step`: by the step count, or by the clock's progress with `--time-limit-min`; and the family's loss keywords for the same progress (DFlash2's selector weight)."
     c = self.cfg
     self.last_progress = self.progress() if c.time_limit_min else None
     lr = c.lr * (lr_factor_at(self.last_progress, c.warmup_ratio) if c.time_limit_min else lr_factor(step, self.total_steps, c.warmup_ratio))
     for g in self.opt.param_groups: g['lr'] = lr
-    if c.drafter == 'dflash2':                   # the selector loss weight follows the same clock (03d_dflash2)
-        from dflash_nb.dflash2 import selector_alpha
-        p = self.last_progress if c.time_limit_min else step / max(self.total_steps, 1)
-        self.sel_alpha = selector_alpha(c.selector_alpha, p, c.selector_warmup, c.selector_ramp)
+    p = self.last_progress if c.time_limit_min else step / max(self.total_steps, 1)
+    self.loss_kw = self.family.loss_options(c, p)       # what follows the same clock (03d_family: DFlash2's selector weight)
     return lr
 Trainer.step_lr = _step_lr
 
 # %% ../nbs/06_train.ipynb #81adfece
-_SEL_SUMS = ('base_loss_sum', 'sel_loss_sum', 'sel_rows', 'sel_hits', 'sel_correct')
-
 def _loss_fn(self:Trainer) -> tuple:
-    "`(the step's loss function, 1 for DFlash2 else 0)`: DFlash's, or DFlash2's with this step's alpha and the selector options."
-    c = self.cfg
-    if c.drafter != 'dflash2':
-        from dflash_nb.loss import dflash_forward_loss
-        return dflash_forward_loss, 0
+    "`(the step's loss function, the family's extra sums)`: the family's `forward_loss` with this step's keywords."
     import functools
-    from dflash_nb.dflash2 import dflash2_forward_loss
-    return functools.partial(dflash2_forward_loss, alpha=self.sel_alpha, gold_policy=c.selector_gold, stop_gradient=c.selector_stop_grad), 1
+    return functools.partial(self.family.forward_loss, **self.loss_kw), self.family.extra_sums
 
-# %% ../nbs/06_train.ipynb #8c3f6e3a
-def _selector_metrics(acc, bs:int, den) -> dict:
-    "The selector's metrics from a DFlash2 step's reduced sums: its loss and the base loss (per the step's denominator), recall of the gold token in the top-C, the selector's accuracy."
-    base, sel, rows, hits, corr = acc[4 + 2 * bs:].tolist()
-    return dict(base_loss=base / max(den, 1e-12), sel_loss=sel / max(den, 1e-12), sel_recall=hits / max(rows, 1), sel_acc=corr / max(rows, 1))
+def _family_metrics(self:Trainer, acc, slots:int) -> dict:
+    "The family's metrics from the extra sums after the per-slot counts in the reduced sums `acc` (none where it has none)."
+    names = self.family.extra_sums
+    if not names: return {}
+    return self.family.metrics(dict(zip(names, acc[4 + 2 * slots:4 + 2 * slots + len(names)].tolist())), float(acc[1]), self.loss_kw)
+
+Trainer.loss_fn, Trainer.family_metrics = _loss_fn, _family_metrics
 
 # %% ../nbs/06_train.ipynb #bc7c4365
 def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
     "Forward and backward over the step's micro-batches (DDP syncs on the last one); `(sums, FLOPs)`."
     import contextlib
-    c, D, bs = self.cfg, self.layout_D, self.dcfg.block_size
-    loss_fn, two = _loss_fn(self)
-    acc = torch.zeros(4 + 2 * bs + 5 * two, dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count[, selector's]
+    c, D, bs, ns = self.cfg, self.layout_D, self.dcfg.block_size, self.family.slots(self.dcfg)
+    loss_fn, extra = self.loss_fn()
+    acc = torch.zeros(4 + 2 * ns + len(extra), dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count[, the family's]
     flops = 0.
     for j, (i, b, t) in enumerate(zip(idxs, mbs, tg)):
         hidden = self.hidden_for(b, i)
@@ -659,17 +562,17 @@ def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
         nblk = b['blocks'] * bs
         acc[0] += out['loss_sum'].detach().double(); acc[1] += out['weight_sum'].double()
         acc[2] += b['attention_mask'][:b['rows']].sum(); acc[3] += nblk
-        acc[4:4 + bs] += out['correct'].double(); acc[4 + bs:4 + 2 * bs] += out['count'].double()
-        if two: acc[4 + 2 * bs:] += torch.stack([out[k].double() for k in _SEL_SUMS])
+        acc[4:4 + ns] += out['correct'].double(); acc[4 + ns:4 + 2 * ns] += out['count'].double()
+        if extra: acc[4 + 2 * ns:] += torch.stack([out[k].double() for k in extra])
         flops += b['flops']
     return acc, flops
 
 # %% ../nbs/06_train.ipynb #1ecaf5e1
 def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:float, gnorm:float, dt:float, wait0:float, cap0:float,
                   waited:float|None=None, wait_frac:list|None=None, progress:float|None=None) -> dict:
-    "The step's metrics from the reduced sums `acc`; a non-finite loss or gradient norm stops the run naming the step and its samples. (`06d_step` gives the wait and progress it recorded.)"
+    "The step's metrics from the reduced sums `acc` (per-slot counts as the family's `slots` says, its extra sums after them); a non-finite loss or gradient norm stops the run naming the step and its samples. (`06d_step` gives the wait and progress it recorded.)"
     from dflash_nb.loss import slot_accuracy, expected_acceptance_length
-    c, D, bs, dev = self.cfg, self.layout_D, self.dcfg.block_size, self.device
+    c, D, bs, dev = self.cfg, self.layout_D, self.family.slots(self.dcfg), self.device
     loss = float(acc[0] / acc[1].clamp(min=1))
     if not math.isfinite(loss) or not math.isfinite(gnorm):
         samples = {i: self.plan(epoch)[i][:8] for i in idxs}
@@ -681,13 +584,15 @@ def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:
         wait = torch.zeros(D, dtype=torch.float64, device=dev); wait[self.role.drafter_idx] = waited / dt
         if D > 1: dist.all_reduce(wait, group=self.drafter_group)
         wait_frac = wait.tolist()
-    sel = {**_selector_metrics(acc, bs, float(acc[1])), 'sel_alpha': self.sel_alpha} if len(acc) > 4 + 2 * bs else {}
+    sel = self.family_metrics(acc, bs)                 # the family's own metrics (DFlash2's selector)
     return dict(loss=loss, acc=float(acc[4:4 + bs].sum() / acc[4 + bs:4 + 2 * bs].sum().clamp(min=1)), acc_pos=acc_pos, **sel,
                 accept_len=1 + expected_acceptance_length(acc_pos), lr=lr, grad_norm=gnorm, step_s=dt,
                 tokens=int(acc[2]), tok_s=float(acc[2]) / dt, block_tok_s=float(acc[3]) / dt,
                 mfu=(flops / dt / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
                 drafter_mfu=(flops / max(dt - waited, 1e-9) / (c.peak_tflops * 1e12)) if dev.type == 'cuda' else None,
                 wait_frac=wait_frac, epoch=epoch, **({'progress': self.last_progress if progress is None else progress} if c.time_limit_min else {}))
+
+Trainer.step_metrics = _step_metrics
 
 # %% ../nbs/06_train.ipynb #967568b5
 def _drafter_step(self:Trainer, step:int, epoch:int, k:int) -> dict:
@@ -932,7 +837,7 @@ def _tau_line(step:int, r, where:str='') -> str:
 
 # %% ../nbs/06_train.ipynb #da89f1c4
 def _export(self:Trainer, name:str, drafter=None):
-    "Save the drafter to export/<name> (z-lab HF format), its config.json also recording the chat-template arguments; the old export kept until the new one is whole."
+    "Save the drafter to export/<name> (its family's released layout: z-lab's for DFlash), its config.json also recording the chat-template arguments; the old export kept until the new one is whole."
     with self.stop.during('exporting', deferred=True):                  # a signal meanwhile waits for it
         root = self.run_dir / 'export'; root.mkdir(exist_ok=True)
         if root.is_symlink(): raise ConfigError(link_refusal(root))
@@ -941,7 +846,7 @@ def _export(self:Trainer, name:str, drafter=None):
         elif d.exists(): old = root / f'.old-{name}-{os.urandom(4).hex()}'; os.rename(d, old)   # back in place if this export fails
         try:
             d.mkdir()                                                    # a new folder of ours: nothing planted in it
-            (drafter or self.drafter).save_pretrained(d)
+            self.family.export(drafter or self.drafter, d, embed=self.embed, head=self.head)   # its released layout (03d_family)
             cfg = json.loads((d / 'config.json').read_text()); cfg['chat_template_kwargs'] = self.template_kwargs
             write_file(d / 'config.json', json.dumps(cfg, indent=2) + '\n')   # last: an export is whole once its config names them
         except (OSError, RuntimeError) as e:
@@ -986,7 +891,6 @@ def _final_tau(self:Trainer, step:int):
     self.barrier()
     first = self.layout.target_ranks[0]                          # rank 0, unless node 0 holds only drafters
     if self.rank == first and self.heldout():
-        from dflash_nb.dflash2 import load_drafter
         d = load_drafter(self.run_dir / 'export' / 'final', device=self.device, dtype=self.dtype)
         r = self._measure_tau(d, step, baseline=self.speedup_prompts()); self.speedup = r.speedup
         say_line(_tau_line(step, r, ' (final drafter, measured on target rank 0)'))
@@ -1002,7 +906,7 @@ def _write_summary(self:Trainer, step:int, r):
     c = self.cfg
     if self.best is None: self.export('best'); self.best = dict(step=step, tau=r and r.tau_protocol)
     m = self.last_metrics or {}
-    sel = {k: m[k] for k in ('base_loss', 'sel_loss', 'sel_recall', 'sel_acc') if k in m}          # DFlash2: the selector's part
+    sel = {k: m[k] for k in self.family.summary_keys if k in m}          # the family's own (DFlash2: the selector's)
     durations = list(getattr(self, 'durations', None) or [])
     self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), **sel, drafter=c.drafter,
                         step_s=float(np.median(durations)) if durations else None, eval_protocol=c.eval_protocol,
@@ -1115,5 +1019,5 @@ def _report_failure(self:Trainer, e:Exception):
 Trainer.report_failure = _report_failure
 
 # %% ../nbs/06_train.ipynb #d7865f5b
-if __name__ == '__main__' and '__file__' in globals():
-    from dflash_nb.cli import main; sys.exit(main())
+if __name__ == '__main__' and '__file__' in globals():   # `python -m dflash_nb.train` runs `dflash_nb_train` (module `cli`, which imports this one)
+    import runpy; runpy.run_module('dflash_nb.cli', run_name='__main__')
