@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     except _user_errors() as e:
         if debug: import traceback; traceback.print_exc()
         error_line(_how_out(e)); return 2
-    except (SaveError, WorkerDied) as e:
+    except (SaveError, WorkerDied, FloatingPointError) as e:        # a failure of the run, not of what was given: one line, status 1
         error_line(e); return 1
     except OSError as e:
         if not out_of_space(e): raise

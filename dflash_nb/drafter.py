@@ -820,13 +820,24 @@ class DFlashDraftModel(PreTrainedModel):
 '''
 
 # %% ../nbs/03_drafter.ipynb #1ddabb12
+def _umask() -> int:
+    "This process's umask: from /proc where Linux has it, else read by setting it and back."
+    try:
+        with open('/proc/self/status') as f:
+            for line in f:
+                if line.startswith('Umask:'): return int(line.split()[1], 8)
+    except (OSError, ValueError): pass
+    m = os.umask(0o022); os.umask(m); return m
+
 def atomic_write(path:Path, write):
+    "Write `path` through `write(tmp)` into a temporary file beside it, then rename: whole or not at all; the mode any new file of the user's gets."
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
     os.close(fd)
     try:
         write(tmp)
         with open(tmp, 'rb') as f: os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())                  # mkstemp's 0600 would keep a team folder or an upload from reading it
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp): os.remove(tmp)

@@ -576,8 +576,10 @@ def _step_metrics(self:Trainer, step:int, epoch:int, idxs, acc, flops:float, lr:
     loss = float(acc[0] / acc[1].clamp(min=1))
     if not math.isfinite(loss) or not math.isfinite(gnorm):
         samples = {i: self.plan(epoch)[i][:8] for i in idxs}
+        why = ("at the first step, before any update: the target's hidden states or the data are at fault, not the learning rate "
+               "(a target whose forward overflows in its dtype gives inf/NaN: check it alone on these samples)") if step == 0 else "lower --lr or check the data"
         raise FloatingPointError(f"non-finite {'loss' if not math.isfinite(loss) else 'gradient norm'} at step {step} (epoch {epoch}, "
-                                 f"micro-batches {idxs} of its plan, first samples {samples}): lower --lr or check the data")
+                                 f"micro-batches {idxs} of its plan, first samples {samples}): {why}")
     acc_pos = slot_accuracy(acc[4:4 + bs], acc[4 + bs:4 + 2 * bs]).tolist()
     if waited is None: waited = (self.transport.wait_s - wait0) if self.transport else (self.capture_s - cap0)
     if wait_frac is None:
