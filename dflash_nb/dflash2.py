@@ -621,7 +621,7 @@ def reference_select(folder, hidden, head_weight, anchor_ids):
     return torch.stack(path, 1)
 
 # %% ../nbs/03d_dflash2.ipynb #7c23294a
-from .family import DrafterFamily, FamilyOption
+from .family import DrafterFamily, FamilyOption, ReleasedLayout
 
 def _at_least(n:int, why:str): return lambda v, c: None if v >= n else why
 
@@ -649,6 +649,7 @@ class DFlash2Family(DrafterFamily):
     name, title = 'dflash2', 'DFlash2'
     config_cls, model_cls = DFlash2Config, DFlash2Drafter
     architectures = (DFLASH2_ARCH,)
+    layouts = (ReleasedLayout('z-lab', (DFLASH2_ARCH,)),)      # z-lab's and Inco's DFlash2 releases: our own layout
     options = DFLASH2_OPTIONS
     extra_sums = ('base_loss_sum', 'sel_loss_sum', 'sel_rows', 'sel_hits', 'sel_correct')
     summary_keys = ('base_loss', 'sel_loss', 'sel_recall', 'sel_acc')
@@ -665,8 +666,11 @@ class DFlash2Family(DrafterFamily):
         return (f"DFlash2 (convolutions of {d.conv_kernel_size} taps in groups of {d.conv_group_size} channels, selector of the top "
                 f"{d.selector_top_k} candidates with codebooks [{d.vocab_size}, {d.selector_rank}]), ")
 
+    def release_options(self, d) -> dict:
+        return dict(conv_kernel=d.conv_kernel_size, conv_group=d.conv_group_size, selector_rank=d.selector_rank, selector_top_k=d.selector_top_k)
+
     def identity(self, c) -> dict:
-        return {'drafter.kind': self.name, 'drafter.conv_kernel': c.conv_kernel, 'drafter.conv_group': c.conv_group,
+        return {**DrafterFamily.identity(self, c), 'drafter.conv_kernel': c.conv_kernel, 'drafter.conv_group': c.conv_group,
                 'drafter.selector_rank': c.selector_rank, 'drafter.selector_top_k': c.selector_top_k, 'selector.alpha': c.selector_alpha,
                 'selector.gold': c.selector_gold, 'selector.warmup': c.selector_warmup, 'selector.ramp': c.selector_ramp,
                 'selector.stop_grad': c.selector_stop_grad}

@@ -13,8 +13,9 @@ from .serving import serving_contract as family_contract
 from .run import checkpoint_problem, find_checkpoint, safetensors_header
 
 # %% auto #0
-__all__ = ['FAMILIES', 'family', 'family_of', 'export_family', 'load_drafter', 'drafter_tensors', 'header_shapes', 'make_drafter',
-           'start_from', 'init_problem', 'step_flops', 'serving_contract']
+__all__ = ['FAMILIES', 'family', 'family_of', 'release_layout', 'read_release', 'load_drafter', 'write_layout', 'export_family',
+           'drafter_tensors', 'header_shapes', 'release_options', 'make_drafter', 'start_from', 'init_problem',
+           'step_flops', 'serving_contract']
 
 # %% ../nbs/03g_families.ipynb #095bff3c
 FAMILIES = {f.name: f for f in (DFLASH, DFLASH2)}
@@ -30,25 +31,67 @@ def family_of(x) -> DrafterFamily:
     if not found: raise ValueError(f"{type(x).__name__}: not the config or model of a drafter family ({', '.join(FAMILIES)})")
     return max(found, key=lambda f: len(f.config_cls.__mro__))
 
-# %% ../nbs/03g_families.ipynb #b76af5ad
-def export_family(d:dict, where='config.json') -> DrafterFamily:
-    "The family whose exports name the architecture of `config.json` dict `d` (read from `where`)."
+# %% ../nbs/03g_families.ipynb #86376e35
+def release_layout(d:dict, where='config.json') -> tuple:
+    "`(family, layout)` whose exports name the architecture of `config.json` dict `d` (read from `where`)."
     arch = (d.get('architectures') or [None])[0]
     for f in FAMILIES.values():
-        if arch in f.architectures: return f
-    raise ValueError(f"{where}: architectures {arch!r}: a drafter export names one of {', '.join(a for f in FAMILIES.values() for a in f.architectures)}")
+        for lay in f.layouts:
+            if arch in lay.architectures: return f, lay
+    known = ', '.join(a for f in FAMILIES.values() for lay in f.layouts for a in lay.architectures)
+    raise ValueError(f"{where}: architectures {arch!r}: a drafter export names one of {known}")
 
+def read_release(folder, tensors:bool=True) -> tuple:
+    "`(family, layout, config dict, tensors)` of the drafter export in `folder`, config and tensors as ours (`tensors=False`: only their shapes, from the header)."
+    from safetensors.torch import load_file
+    p = Path(folder)
+    d = json.loads((p / 'config.json').read_text())
+    fam, lay = release_layout(d, p / 'config.json')
+    t = load_file(str(p / 'model.safetensors')) if tensors else {k: tuple(v['shape']) for k, v in json.loads(safetensors_header(p / 'model.safetensors')[0]).items() if k != '__metadata__'}
+    d, t = lay.to_ours(d, t)
+    return fam, lay, d, t
+
+# %% ../nbs/03g_families.ipynb #2d7c0765
 def load_drafter(path, device='cpu', dtype=None):
-    "A drafter of any family from an export folder, by the architecture its `config.json` names, in eval mode."
+    "A drafter of any family from an export folder in any of its family's layouts (by the architecture its `config.json` names), in eval mode."
     p = Path(path) / 'config.json'
-    return export_family(json.loads(p.read_text()), p).load(path, device=device, dtype=dtype)
+    fam, lay = release_layout(json.loads(p.read_text()), p)
+    if lay is fam.layouts[0]: return fam.load(path, device=device, dtype=dtype)
+    fam, lay, d, t = read_release(path)
+    with torch.device(device): model = fam.make(fam.config_cls.from_hf_dict(d))
+    model.load_state_dict(t)                                   # strict: torch names what is missing or left over
+    return model.to(dtype or next(iter(t.values())).dtype).eval()
+
+# %% ../nbs/03g_families.ipynb #d7785ef1
+def write_layout(folder, layout:str):
+    "Rewrite the export of ours in `folder` in its family's layout named `layout` (config.json and model.safetensors, each atomically); the folder."
+    from safetensors.torch import load_file, save_file
+    from dflash_nb.drafter import atomic_write
+    p = Path(folder)
+    d = json.loads((p / 'config.json').read_text())
+    fam, own = release_layout(d, p / 'config.json')
+    lay = next((l for l in fam.layouts if l.name == layout), None)
+    if lay is None: raise ValueError(f"layout {layout!r}: a {fam.title} drafter is written as {', '.join(l.name for l in fam.layouts)}")
+    if lay is own: return p
+    d, t = lay.from_ours(d, load_file(str(p / 'model.safetensors')))
+    atomic_write(p / 'model.safetensors', lambda f: save_file(t, f, metadata={'format': 'pt'}))
+    atomic_write(p / 'config.json', lambda f: Path(f).write_text(json.dumps(d, indent=2) + '\n'))
+    if (p / 'dflash.py').exists(): (p / 'dflash.py').unlink()   # z-lab's remote code: not what this layout's loader runs
+    return p
+
+# %% ../nbs/03g_families.ipynb #b76af5ad
+def export_family(d:dict, where='config.json') -> DrafterFamily:
+    "The family whose exports (in any of its released layouts) name the architecture of `config.json` dict `d` (read from `where`)."
+    return release_layout(d, where)[0]
 
 # %% ../nbs/03g_families.ipynb #11119a1f
 def drafter_tensors(path) -> tuple[dict, str]:
     "`(tensors, what)` of a drafter folder: an export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder (its newest complete checkpoint)."
     from safetensors.torch import load_file
     p = Path(path)
-    if (p / 'model.safetensors').is_file(): return load_file(str(p / 'model.safetensors')), f"export {p}"
+    if (p / 'model.safetensors').is_file():
+        t = read_release(p)[3] if (p / 'config.json').is_file() else load_file(str(p / 'model.safetensors'))
+        return t, f"export {p}"
     if (p / 'checkpoints').is_dir() and not (p / 'drafter.safetensors').exists():
         if (ck := find_checkpoint(p)) is None: raise FileNotFoundError(f"{p}: a run folder without a complete checkpoint")
         p = ck
@@ -63,7 +106,22 @@ def header_shapes(path) -> dict:
     if not (p / 'model.safetensors').is_file() and (p / 'checkpoints').is_dir(): p = find_checkpoint(p) or p
     f = p / 'model.safetensors' if (p / 'model.safetensors').is_file() else p / 'drafter.safetensors'
     if not f.is_file(): raise FileNotFoundError(f"{path}: not a drafter export (model.safetensors), a checkpoint (drafter.safetensors) or a run folder with one")
+    if f.name == 'model.safetensors' and (p / 'config.json').is_file(): return read_release(p, tensors=False)[3]
     return {k: tuple(v['shape']) for k, v in json.loads(safetensors_header(f)[0]).items() if k != '__metadata__'}
+
+# %% ../nbs/03g_families.ipynb #472f0971
+def release_options(folder) -> dict:
+    "The `dflash_nb_train` options the released drafter in export folder `folder` fixes (option name -> value); {} for a checkpoint or run folder."
+    p = Path(folder)
+    if not (p / 'config.json').is_file() or not (p / 'model.safetensors').is_file(): return {}
+    fam, lay, d, _ = read_release(p, tensors=False)
+    c = fam.config_cls.from_hf_dict(d)
+    slide = [i for i, t in enumerate(c.layer_types) if t == 'sliding_attention']
+    out = dict(drafter=fam.name, draft_layers=c.num_hidden_layers, block_size=c.block_size, target_layer_ids=','.join(map(str, c.target_layer_ids)),
+               sliding_window=c.sliding_window or 0, sliding_layers=','.join(map(str, slide)),
+               block_causal={None: 'auto', True: 'on', False: 'off'}[c.is_causal])
+    if c.mask_token_id is not None: out['mask_token_id'] = c.mask_token_id
+    return {**out, **fam.release_options(c)}
 
 # %% ../nbs/03g_families.ipynb #d3c341d8
 def make_drafter(cfg):

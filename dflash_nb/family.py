@@ -10,7 +10,8 @@ from .drafter import DFlashConfig, DFlashDrafter
 from .loss import prepare_targets, dflash_forward_loss, train_step_flops
 
 # %% auto #0
-__all__ = ['DFLASH', 'FamilyOption', 'DrafterFamily']
+__all__ = ['DFLASH', 'MUSE_NAMES', 'DFLASH_LAYOUTS', 'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'muse_to_ours',
+           'muse_from_ours']
 
 # %% ../nbs/03d_family.ipynb #975d53b6
 @dataclass(frozen=True)
@@ -64,11 +65,16 @@ def _describe(self, dcfg) -> str:
     return ''
 
 def _identity(self, c) -> dict:
-    "The fields of run options `c` a resume must find unchanged for this family's drafter."
-    return {'drafter.kind': self.name}
+    "The fields of run options `c` a resume must find unchanged for this family's drafter (the in-block causality where it is not z-lab's rule)."
+    return {'drafter.kind': self.name, **({'drafter.block_causal': c.block_causal} if getattr(c, 'block_causal', 'auto') != 'auto' else {})}
+
+def _release_options(self, dcfg) -> dict:
+    "The family's own `dflash_nb_train` options a released drafter of config `dcfg` fixes (DFlash: none)."
+    return {}
 
 DrafterFamily.config_kw, DrafterFamily.option_problems, DrafterFamily.target_problem = _config_kw, _option_problems, _target_problem
 DrafterFamily.make_config, DrafterFamily.describe, DrafterFamily.identity = _make_config, _describe, _identity
+DrafterFamily.release_options = _release_options
 
 # %% ../nbs/03d_family.ipynb #274ebf16
 def _make(self, dcfg):
@@ -143,3 +149,48 @@ def _engine_shapes(self, d:dict) -> dict:
     return {}
 
 DrafterFamily.export, DrafterFamily.load, DrafterFamily.contract_problems, DrafterFamily.engine_shapes = _export, _load, _contract_problems, _engine_shapes
+
+# %% ../nbs/03d_family.ipynb #19eb3d15
+def _same(d:dict, tensors:dict) -> tuple[dict, dict]: return dict(d), dict(tensors)
+
+@dataclass(frozen=True)
+class ReleasedLayout:
+    "A layout a family's drafters are published in: the `architectures` its config.json names, `to_ours(d, tensors)` and `from_ours(d, tensors)` between it and ours (config dict, tensors by name)."
+    name: str
+    architectures: tuple
+    to_ours: object = _same
+    from_ours: object = _same
+
+# %% ../nbs/03d_family.ipynb #c225ada8
+MUSE_NAMES = {'encoder.fc.weight': 'fc.weight', 'encoder.output_norm_enc.weight': 'hidden_norm.weight'}
+_MUSE_DROP = ('dflash_config', 'eagle_aux_hidden_state_layer_ids', 'is_neox_style', 'auto_map', 'use_sliding_window', 'max_window_layers',
+              'is_causal', 'rope_scaling', 'tie_word_embeddings', 'use_cache', 'num_target_layers', 'block_size')
+
+def muse_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "A `MuseGlimmerAssistantModel` config dict and tensors as a z-lab DFlash export's (every layer bidirectional in the block)."
+    keys = ('block_size', 'mask_token_id', 'target_layer_ids')
+    if (miss := [k for k in keys if d.get(k) is None]): raise ValueError(f"config.json: {miss[0]} missing: a MuseGlimmerAssistantModel config has it at the top level")
+    ours = {k: v for k, v in d.items() if k not in keys}
+    sliding = 'sliding_attention' in (d.get('layer_types') or [])        # z-lab's rule would make those causal: say they are not
+    ours.update(architectures=['DFlashDraftModel'], model_type='qwen3', is_causal=False if sliding else None,
+                dflash_config={'block_size': d['block_size'], 'mask_token_id': d['mask_token_id'], 'target_layer_ids': list(d['target_layer_ids'])})
+    if 'num_target_layers' in d: ours['dflash_config']['num_target_layers'] = d['num_target_layers']
+    if sliding: ours['sliding_window'] = d['sliding_window'] + 1           # Meta's window counts the distance inclusively: |q - k| <= W
+    return ours, {MUSE_NAMES.get(k, k): v for k, v in tensors.items()}
+
+def muse_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "A z-lab DFlash export's config dict and tensors as Meta's `MuseGlimmerAssistantModel` reads them."
+    dc, types = d.get('dflash_config') or {}, d.get('layer_types') or []
+    trained = {d['is_causal']} if d.get('is_causal') is not None else {t == 'sliding_attention' for t in types}
+    if True in trained: raise ValueError("Meta's assistant attends both ways in the block in every layer; this drafter's sliding layers were trained causal (z-lab's rule): export it in z-lab's layout")
+    out = {k: v for k, v in d.items() if k not in _MUSE_DROP}
+    out.update(architectures=['MuseGlimmerAssistantModel'], model_type='muse_glimmer_assistant', block_size=dc['block_size'],
+               mask_token_id=dc['mask_token_id'], target_layer_ids=list(dc['target_layer_ids']), num_target_layers=dc.get('num_target_layers'))
+    if out.get('sliding_window') is None: out.pop('sliding_window', None)   # no sliding layer: Meta's default, unread
+    else: out['sliding_window'] -= 1                                        # ours sees q - k < W, Meta's |q - k| <= W
+    back = {v: k for k, v in MUSE_NAMES.items()}
+    return out, {back.get(k, k): v for k, v in tensors.items()}
+
+DFLASH_LAYOUTS = (ReleasedLayout('z-lab', ('DFlashDraftModel',)),
+                  ReleasedLayout('muse-glimmer-assistant', ('MuseGlimmerAssistantModel',), muse_to_ours, muse_from_ours))
+DrafterFamily.layouts = DFLASH_LAYOUTS

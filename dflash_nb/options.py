@@ -10,7 +10,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['TrainConfig', 'CPU_SMALL', 'DEMO_GPU', 'profile_defaults', 'parse_args', 'parse_profile_steps', 'parse_boundaries',
-           'sliding_layer_types', 'drafter_layer_types', 'sliding_kw', 'drafter_kw', 'prepare_config',
+           'sliding_layer_types', 'drafter_layer_types', 'sliding_kw', 'drafter_kw', 'adopt_release', 'prepare_config',
            'read_generation_config', 'check_given', 'resolve_data_path']
 
 # %% ../nbs/06a_options.ipynb #419f8a13
@@ -43,6 +43,7 @@ class TrainConfig:
     draft_layers: int = _opt(5, "number of drafter decoder layers")
     block_size: int = _opt(16, "tokens per draft block (anchor + block_size-1 masked slots)")
     sliding_window: int = _opt(0, "attention window in tokens of the drafter's sliding layers, at least --block-size (0 = none: every layer full attention)")
+    block_causal: str = _opt('auto', "in-block attention of the drafter's layers: 'auto' (z-lab's rule: sliding layers causal, full ones both ways), 'on' (every layer causal, as NVIDIA's causal drafters), 'off' (every layer both ways, as Meta's assistant)")
     sliding_layers: str = _opt('', "which drafter layers slide with --sliding-window: 'all', 'all-but-last' (what '' means once a window is given: z-lab's long-context layout), or layer indices, e.g. '0,1,2'")
     gamma: float = _opt(0.0, "loss decay exp(-(k-1)/gamma); 0 = the paper's value for the block size (16:7, 10:5, 8:4)")
     loss: str = _opt('decay', "training objective: 'decay' (the paper's slot weights exp(-(k-1)/gamma), normalised by their sum) or 'dpace' (D-PACE: weights from the drafter's own detached confidence, normalised per sequence by its anchors)")
@@ -58,6 +59,7 @@ class TrainConfig:
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
     drafter: str = _opt('dflash', f"drafter family: {', '.join(repr(n) for n in FAMILIES)} (03g_families; each family's own options are listed under 'drafter families')")
     init_from: str = _opt('', "start the drafter from the weights of a drafter folder (an export, a checkpoint or a run folder); a family may start from another's drafter of the same backbone (a DFlash2 one from a DFlash one: its convolutions and selector start as the identity, so it first drafts as that drafter did)")
+    export_layout: str = _opt('auto', "layout of the exports: 'auto' (the layout the --init-from drafter was released in, else the family's own), or a layout of the family by name (DFlash: 'z-lab', 'muse-glimmer-assistant')")
     # data and batching
     max_length: int = _opt(3072, "truncate conversations to this many tokens")
     max_records: int = _opt(0, "use only the first N usable conversations of --data (0 = all)")
@@ -292,8 +294,9 @@ def drafter_layer_types(c:TrainConfig) -> list[str]:
     return sliding_layer_types(c.sliding_layers, c.sliding_window, c.draft_layers) or ['full_attention'] * c.draft_layers
 
 def sliding_kw(c:TrainConfig) -> dict:
-    "The `DFlashConfig` fields the sliding options set: `layer_types` and `sliding_window` (None without sliding layers)."
-    return dict(layer_types=drafter_layer_types(c), sliding_window=c.sliding_window or None)
+    "The `DFlashConfig` fields the block's attention options set: `layer_types`, `sliding_window` (None without sliding layers), and `is_causal` where `--block-causal` overrides z-lab's rule."
+    return dict(layer_types=drafter_layer_types(c), sliding_window=c.sliding_window or None,
+                **({} if c.block_causal == 'auto' else {'is_causal': c.block_causal == 'on'}))
 
 # %% ../nbs/06a_options.ipynb #9ce7384c
 def drafter_kw(c:TrainConfig) -> dict:
@@ -347,6 +350,7 @@ def _check_values(cfg:TrainConfig, cpu:bool):
               (cfg.gamma == 0 or cfg.gamma <= 4 * cfg.block_size, 'gamma',
                f"a decay constant above 4 x block_size={cfg.block_size} is flat: did you swap --gamma and --block-size?"),
               (cfg.loss in ('decay', 'dpace'), 'loss', "use decay or dpace"),
+              (cfg.block_causal in ('auto', 'on', 'off'), 'block_causal', "use auto, on or off"),
               (cfg.drafter in FAMILIES, 'drafter', f"use {' or '.join(FAMILIES)}"),
               (not cfg.init_from or Path(cfg.init_from).exists(), 'init_from', "not found"),
               (0 < cfg.dpace_alpha <= 1, 'dpace_alpha', "must be in (0, 1]"),
@@ -388,9 +392,23 @@ def _check_values(cfg:TrainConfig, cpu:bool):
     _check_master(cfg.master_addr, cfg.master_port, cfg.nnodes)
     resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes)  # device errors surface here
 
+# %% ../nbs/06a_options.ipynb #d97fa005
+def adopt_release(cfg:TrainConfig, given=frozenset()) -> tuple:
+    "`(cfg, given)` with the options the released drafter of `--init-from` fixes (`release_options`) set where not given, and counted as given (no profile overrides them); a `ConfigError` names a given one that contradicts it."
+    from dflash_nb.families import release_options
+    try: rel = release_options(Path(cfg.init_from).expanduser())
+    except (OSError, ValueError) as e: raise ConfigError(f"--init-from {cfg.init_from}: {e}") from None
+    if 'drafter' in given and rel.get('drafter') not in (None, cfg.drafter):   # another family starting from it: only the backbone is adopted
+        rel = {k: v for k, v in rel.items() if k in ('draft_layers', 'target_layer_ids', 'mask_token_id', 'sliding_window', 'sliding_layers', 'block_causal', 'block_size')}
+    for k, v in rel.items():
+        if k in given and getattr(cfg, k) != v:
+            raise ConfigError(f"--{k.replace('_', '-')} {getattr(cfg, k)!r}: the drafter of --init-from {cfg.init_from} was released with {v!r}: leave the flag out, or start from another drafter")
+    return dataclasses.replace(cfg, **{k: v for k, v in rel.items() if k not in given}), frozenset(given) | set(rel)
+
 # %% ../nbs/06a_options.ipynb #40dc7341
 def prepare_config(cfg:TrainConfig, given=frozenset()) -> TrainConfig:
     "Resolve 'auto' options and the CPU profile (never overriding explicitly given options); check values."
+    if cfg.init_from: cfg, given = adopt_release(cfg, given)   # a released drafter's own config, where not given (and refused where contradicted)
     if cfg.drafter in FAMILIES:                     # what the family sets otherwise (its block size, ...), where not given
         cfg = dataclasses.replace(cfg, **{k: v for k, v in family(cfg.drafter).defaults.items() if k not in given})
     cfg = _resolve_options(cfg, given)

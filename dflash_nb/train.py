@@ -11,7 +11,7 @@ import torch
 import torch.distributed as dist
 
 # %% auto #0
-__all__ = ['env_int', 'say_line', 'Trainer', 'reading_line', 'tokenize_workers', 'tqdm_write', 'bar_paused']
+__all__ = ['env_int', 'say_line', 'Trainer', 'reading_line', 'tokenize_workers', 'tqdm_write', 'bar_paused', 'export_layout']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .optim import lr_factor, lr_factor_at, MasterAdamW
@@ -21,7 +21,7 @@ from .run import (check_run_dir, set_aside, save_checkpoint, find_checkpoint, lo
                            weights_sha256, SaveError, out_of_space, link_refusal, latest_entry, human_size, pause_point)
 from .options import (TrainConfig, prepare_config, parse_boundaries, parse_profile_steps, check_given, read_generation_config,
                                drafter_layer_types, resolve_data_path, sliding_kw)
-from .families import family, load_drafter, make_drafter, start_from
+from .families import family, load_drafter, make_drafter, start_from, release_layout, write_layout
 from . import loss as loss_mod
 from .loss import no_lone_row, pad_anchor_slots, anchor_width
 from .metrics import MetricsLog, StepProfiler, wandb_init, write_rank_stats
@@ -838,6 +838,19 @@ def _tau_line(step:int, r, where:str='') -> str:
     return f"step {step}: tau {a} {va:.2f} ({b} {vb:.2f}, {r.protocol} protocol) on {len(r.stats)} held-out prompts{where}"
 
 # %% ../nbs/06_train.ipynb #da89f1c4
+def export_layout(c) -> str|None:
+    "The layout the exports of run options `c` are rewritten in: `--export-layout`, or with 'auto' the one its `--init-from` release came in; None: the family's own."
+    if c.export_layout != 'auto': return c.export_layout
+    p = Path(c.init_from) if c.init_from else None
+    if p is None or not (p / 'config.json').is_file() or not (p / 'model.safetensors').is_file(): return None   # a run or checkpoint folder: ours
+    fam, lay = release_layout(json.loads((p / 'config.json').read_text()), p / 'config.json')
+    return None if lay is fam.layouts[0] else lay.name
+
+def _note_start(folder, source):
+    "The export's model card says which drafter it started from (`--init-from`)."
+    f = Path(folder) / 'README.md'
+    if f.exists(): write_file(f, f.read_text() + f"\n## Where it started\n\nFine-tuned from the drafter in `{source}` (`--init-from`).\n")
+
 def _export(self:Trainer, name:str, drafter=None):
     "Save the drafter to export/<name> (its family's released layout: z-lab's for DFlash), its config.json also recording the chat-template arguments; the old export kept until the new one is whole."
     with self.stop.during('exporting', deferred=True):                  # a signal meanwhile waits for it
@@ -848,7 +861,9 @@ def _export(self:Trainer, name:str, drafter=None):
         elif d.exists(): old = root / f'.old-{name}-{os.urandom(4).hex()}'; os.rename(d, old)   # back in place if this export fails
         try:
             d.mkdir()                                                    # a new folder of ours: nothing planted in it
-            self.family.export(drafter or self.drafter, d, embed=self.embed, head=self.head)   # its released layout (03d_family)
+            self.family.export(drafter or self.drafter, d, embed=self.embed, head=self.head)   # its family's own layout (03d_family)
+            if (lay := export_layout(self.cfg)): write_layout(d, lay)                         # or the release's it started from
+            if self.cfg.init_from: _note_start(d, self.cfg.init_from)
             cfg = json.loads((d / 'config.json').read_text()); cfg['chat_template_kwargs'] = self.template_kwargs
             write_file(d / 'config.json', json.dumps(cfg, indent=2) + '\n')   # last: an export is whole once its config names them
         except (OSError, RuntimeError) as e:
