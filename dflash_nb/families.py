@@ -54,10 +54,9 @@ def read_release(folder, tensors:bool=True) -> tuple:
 # %% ../nbs/03g_families.ipynb #2d7c0765
 def load_drafter(path, device='cpu', dtype=None):
     "A drafter of any family from an export folder in any of its family's layouts (by the architecture its `config.json` names), in eval mode."
-    p = Path(path) / 'config.json'
-    fam, lay = release_layout(json.loads(p.read_text()), p)
-    if lay is fam.layouts[0]: return fam.load(path, device=device, dtype=dtype)
-    fam, lay, d, t = read_release(path)
+    for f in ('config.json', 'model.safetensors'):
+        if not (Path(path) / f).exists(): raise FileNotFoundError(f"{Path(path) / f}: missing (a drafter export folder holds config.json and model.safetensors)")
+    fam, lay, d, t = read_release(path)                        # through its layout: what it adds is read, or refused, never dropped
     with torch.device(device): model = fam.make(fam.config_cls.from_hf_dict(d))
     model.load_state_dict(t)                                   # strict: torch names what is missing or left over
     return model.to(dtype or next(iter(t.values())).dtype).eval()

@@ -11,7 +11,7 @@ from .loss import prepare_targets, dflash_forward_loss, train_step_flops
 
 # %% auto #0
 __all__ = ['DFLASH', 'MUSE_NAMES', 'DFLASH_LAYOUTS', 'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'muse_to_ours',
-           'muse_from_ours']
+           'muse_from_ours', 'zlab_to_ours']
 
 # %% ../nbs/03d_family.ipynb #975d53b6
 @dataclass(frozen=True)
@@ -193,4 +193,20 @@ def muse_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
 
 DFLASH_LAYOUTS = (ReleasedLayout('z-lab', ('DFlashDraftModel',)),
                   ReleasedLayout('muse-glimmer-assistant', ('MuseGlimmerAssistantModel',), muse_to_ours, muse_from_ours))
+DrafterFamily.layouts = DFLASH_LAYOUTS
+
+# %% ../nbs/03d_family.ipynb #080b433a
+def zlab_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "A z-lab-architecture export as ours: `dflash_config.causal` read where z-lab's rule would train otherwise; attention-sink biases refused."
+    dc, types = d.get('dflash_config') or {}, d.get('layer_types') or []
+    sinks = [k for k in tensors if 'attention_sink' in k]
+    if dc.get('attention_sink_bias') or d.get('attention_sink_bias') or sinks:
+        raise ValueError(f"attention-sink biases ({sinks[0] if sinks else 'dflash_config.attention_sink_bias'}: NVIDIA's sink-bias drafters): "
+                         "no drafter family here trains them yet, and dropping them would change what it drafts")
+    d = dict(d)
+    rule = {t == 'sliding_attention' for t in types} or {False}           # each layer's causality by z-lab's rule
+    if d.get('is_causal') is None and isinstance(dc.get('causal'), bool) and rule != {dc['causal']}: d['is_causal'] = dc['causal']
+    return d, dict(tensors)
+
+DFLASH_LAYOUTS = (ReleasedLayout('z-lab', ('DFlashDraftModel',), zlab_to_ours), *DFLASH_LAYOUTS[1:])
 DrafterFamily.layouts = DFLASH_LAYOUTS
