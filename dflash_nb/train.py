@@ -928,10 +928,12 @@ def _write_summary(self:Trainer, step:int, r):
     self.summary = dict(step=step, loss=m.get('loss'), acc=m.get('acc'), accept_len=m.get('accept_len'), **sel, drafter=c.drafter,
                         step_s=float(np.median(durations)) if durations else None, eval_protocol=c.eval_protocol,
                         tau_pooled=r and r.tau_pooled, tau_prompt_mean=r and r.tau_prompt_mean,
+                        **({'init_from': c.init_from, 'tau_start_pooled': ts['pooled'], 'tau_start_prompt_mean': ts['prompt_mean']} if (ts := getattr(self, 'tau_start', None)) else {}),
                         chat_template_kwargs=self.template_kwargs,
                         speedup=getattr(self, 'speedup', None),
                         minutes=(time.time() - self.t_start) / 60, run_dir=str(self.run_dir))
     write_file(self.run_dir / 'summary.json', json.dumps(self.summary, indent=1)); self.metrics.summarize(self.summary)
+    _gain_card(self.run_dir / 'export' / 'final', getattr(self, 'tau_start', None), r)
     self.say("done: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in self.summary.items()))
 
 # %% ../nbs/06_train.ipynb #97353a38
@@ -974,6 +976,26 @@ def _open_records(self:Trainer):
     self.write_data_report()
     self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard, wandb=wandb_init(self))
 
+# %% ../nbs/06_train.ipynb #f38d64c1
+def _tau_start(self:Trainer, start:int):
+    "tau of the drafter a `--init-from` run starts from (leader with a local target; read back on a resume): dict(pooled, prompt_mean, protocol) or None."
+    c, f = self.cfg, self.run_dir / 'eval' / 'tau_step0000000.json'
+    if not (c.init_from and self.role.is_leader and self.role.is_target and self.heldout()): return None
+    if start > 0: r = json.loads(f.read_text()) if f.exists() else None
+    else:
+        with self.stop.during('evaluating'): m = self._measure_tau(self.drafter, 0, final=True)
+        tqdm_write(_tau_line(0, m, f" (the drafter of --init-from {c.init_from}, before fine-tuning)"))
+        r = json.loads(f.read_text())
+    return r and dict(pooled=r['tau_pooled'], prompt_mean=r['tau_prompt_mean'], protocol=r['protocol'])
+
+def _gain_card(folder, start:dict, r):
+    "The final export's model card says what fine-tuning gained: tau on the held-out prompts before and after, both conventions."
+    f = Path(folder) / 'README.md'
+    if not f.exists() or start is None or r is None: return
+    write_file(f, f.read_text() + f"\n## What fine-tuning gained\n\ntau on {len(r.stats)} held-out prompts ({r.protocol} protocol): "
+               f"{start['pooled']:.2f} -> {r.tau_pooled:.2f} pooled, {start['prompt_mean']:.2f} -> {r.tau_prompt_mean:.2f} per-prompt mean "
+               f"(before the first step -> the final drafter).\n")
+
 # %% ../nbs/06_train.ipynb #f5c67c4d
 def _stop_or_finish(self:Trainer, step:int):
     "After the loop: stopped by a signal, save the step (unless saved already or untrained) and say how to go on; else finish the run."
@@ -1008,7 +1030,8 @@ def _run(self:Trainer) -> dict:
             if self.role.is_leader and start == 0: self.set_aside()
             elif self.role.is_leader and roll_back(self.run_dir, start, self.say): self.best = None   # a rolled-back run: its own best
             _open_records(self)
-            if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60
+            t0 = time.time(); self.tau_start = _tau_start(self, start)        # a fine-tuning run: the drafter it starts from
+            if c.time_limit_min: self.deadline = self.t_start + c.time_limit_min * 60 + (time.time() - t0)   # its measurement off the clock
             t_loop = time.time(); step = self.loop(start); self.loop_s = time.time() - t_loop
             _stop_or_finish(self, step)
         write_rank_stats(self, step)
