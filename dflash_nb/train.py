@@ -917,6 +917,26 @@ def _final_tau(self:Trainer, step:int):
     dist.broadcast_object_list(got, src=first); r, self.speedup = got[0]    # the leader writes them in summary.json
     return r
 
+# %% ../nbs/06_train.ipynb #f38d64c1
+def _tau_start(self:Trainer, start:int):
+    "tau of the drafter a `--init-from` run starts from (leader with a local target; read back on a resume): dict(pooled, prompt_mean, protocol) or None."
+    c, f = self.cfg, self.run_dir / 'eval' / 'tau_step0000000.json'
+    if not (c.init_from and self.role.is_leader and self.role.is_target and self.heldout()): return None
+    if start > 0: r = json.loads(f.read_text()) if f.exists() else None
+    else:
+        with self.stop.during('evaluating'): m = self._measure_tau(self.drafter, 0, final=True)
+        tqdm_write(_tau_line(0, m, f" (the drafter of --init-from {c.init_from}, before fine-tuning)"))
+        r = json.loads(f.read_text())
+    return r and dict(pooled=r['tau_pooled'], prompt_mean=r['tau_prompt_mean'], protocol=r['protocol'])
+
+def _gain_card(folder, start:dict, r):
+    "The final export's model card says what fine-tuning gained: tau on the held-out prompts before and after, both conventions."
+    f = Path(folder) / 'README.md'
+    if not f.exists() or start is None or r is None: return
+    write_file(f, f.read_text() + f"\n## What fine-tuning gained\n\ntau on {len(r.stats)} held-out prompts ({r.protocol} protocol): "
+               f"{start['pooled']:.2f} -> {r.tau_pooled:.2f} pooled, {start['prompt_mean']:.2f} -> {r.tau_prompt_mean:.2f} per-prompt mean "
+               f"(before the first step -> the final drafter).\n")
+
 # %% ../nbs/06_train.ipynb #aacd47c2
 def _write_summary(self:Trainer, step:int, r):
     "The leader's `summary.json` (also the W&B run's summary; and a best export, if no tau chose one), printed in one line."
@@ -975,26 +995,6 @@ def _open_records(self:Trainer):
     write_file(self.run_dir / 'config.json', json.dumps(dataclasses.asdict(self.cfg), indent=1))
     self.write_data_report()
     self.metrics = MetricsLog(self.run_dir / 'metrics.jsonl', self.cfg.tensorboard, wandb=wandb_init(self))
-
-# %% ../nbs/06_train.ipynb #f38d64c1
-def _tau_start(self:Trainer, start:int):
-    "tau of the drafter a `--init-from` run starts from (leader with a local target; read back on a resume): dict(pooled, prompt_mean, protocol) or None."
-    c, f = self.cfg, self.run_dir / 'eval' / 'tau_step0000000.json'
-    if not (c.init_from and self.role.is_leader and self.role.is_target and self.heldout()): return None
-    if start > 0: r = json.loads(f.read_text()) if f.exists() else None
-    else:
-        with self.stop.during('evaluating'): m = self._measure_tau(self.drafter, 0, final=True)
-        tqdm_write(_tau_line(0, m, f" (the drafter of --init-from {c.init_from}, before fine-tuning)"))
-        r = json.loads(f.read_text())
-    return r and dict(pooled=r['tau_pooled'], prompt_mean=r['tau_prompt_mean'], protocol=r['protocol'])
-
-def _gain_card(folder, start:dict, r):
-    "The final export's model card says what fine-tuning gained: tau on the held-out prompts before and after, both conventions."
-    f = Path(folder) / 'README.md'
-    if not f.exists() or start is None or r is None: return
-    write_file(f, f.read_text() + f"\n## What fine-tuning gained\n\ntau on {len(r.stats)} held-out prompts ({r.protocol} protocol): "
-               f"{start['pooled']:.2f} -> {r.tau_pooled:.2f} pooled, {start['prompt_mean']:.2f} -> {r.tau_prompt_mean:.2f} per-prompt mean "
-               f"(before the first step -> the final drafter).\n")
 
 # %% ../nbs/06_train.ipynb #f5c67c4d
 def _stop_or_finish(self:Trainer, step:int):
