@@ -9,9 +9,10 @@ import torch
 import transformers
 
 # %% auto #0
-__all__ = ['ALIASES', 'RELEASED', 'RELEASED_PATTERNS', 'RELEASED_SOURCES', 'TargetError', 'layer_values', 'layer_value',
-           'register_aliases', 'sparse_indexers', 'exact_verify', 'unembedded_tokens', 'unembedded_note',
-           'check_embedded']
+__all__ = ['ALIASES', 'ATTENTION_KINDS', 'UNSUPPORTED', 'RELEASED', 'RELEASED_PATTERNS', 'RELEASED_SOURCES', 'TargetError',
+           'layer_values', 'layer_value', 'register_aliases', 'sparse_indexers', 'exact_verify', 'unembedded_tokens',
+           'unembedded_note', 'check_embedded', 'decoder_layer_count', 'layer_kinds', 'first_attention_layer',
+           'hyper_streams', 'stream_average', 'unsupported_reason', 'register_text_targets']
 
 # %% ../nbs/02a_archs.ipynb #23f69346
 class TargetError(ValueError):
@@ -145,6 +146,101 @@ def check_embedded(token_counts, vocab_size:int, tokenizer=None, where:str='the 
                       f"target's {vocab_size}-row embedding: the target cannot read {'them' if bad.numel() > 1 else 'it'}; remove those records "
                       f"or the token from the chat template")
 
+# %% ../nbs/02a_archs.ipynb #79198bfe
+def _causal_lm_class(config):
+    "transformers' causal LM class for `config`'s text config, or None."
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING as M
+    c = config.get_text_config()
+    return M[type(c)] if type(c) in M else (M[type(config)] if type(config) in M else None)
+
+def decoder_layer_count(config) -> int:
+    "The target's decoder layers: the config field transformers' hidden-states recorder counts (`num_hidden_layers` unless the class names another)."
+    rec = (getattr(_causal_lm_class(config), '_can_record_outputs', None) or {}).get('hidden_states')
+    return int(getattr(config.get_text_config(), getattr(rec, 'num_hidden_layers_key', None) or 'num_hidden_layers'))
+
+# %% ../nbs/02a_archs.ipynb #8b42f0ff
+ATTENTION_KINDS = ('full_attention', 'sliding_attention', 'attention', 'chunked_attention')   # softmax attention
+
+def layer_kinds(config) -> list[str]:
+    "The kind of each decoder layer (`layer_types`, else `layers_block_type`; a config with neither: every layer full attention)."
+    c = config.get_text_config()
+    kinds = getattr(c, 'layer_types', None) or getattr(c, 'layers_block_type', None)
+    return list(kinds) if kinds else ['full_attention'] * decoder_layer_count(config)
+
+def first_attention_layer(config) -> int|None:
+    "The first softmax-attention layer, or None where there is none."
+    return next((i for i, k in enumerate(layer_kinds(config)) if k in ATTENTION_KINDS), None)
+
+# %% ../nbs/02a_archs.ipynb #0e2bca2f
+def hyper_streams(config) -> int:
+    "Residual streams per position: `hc_mult` of the text config (DeepSeek-V4, GLM-5-Next), 1 for a plain residual."
+    return int(getattr(config.get_text_config(), 'hc_mult', None) or 1)
+
+def stream_average(h:torch.Tensor, streams:int) -> torch.Tensor:
+    "One state per position from a layer output `h` of `streams` residual streams `[B, S, streams, H]`: their mean; `h` itself for one stream."
+    if streams == 1 and h.dim() == 3: return h
+    if h.dim() != 4 or h.shape[-2] != streams:
+        raise TargetError(f"a decoder layer returned {tuple(h.shape)}, not [batch, seq, {streams} streams, hidden] as the config's hc_mult says")
+    return h.mean(-2)
+
+# %% ../nbs/02a_archs.ipynb #a81f9aab
+UNSUPPORTED = {  # model type: why it cannot be a target (one line, checked before loading)
+    'deepseek_v4': "DeepSeek-V4's compressed attention (keys compressed every few tokens into cache layers with a running "
+                   "state, a sparse indexer over them) has no verify-as-decode rule and no exact crop here, so speculative "
+                   "decoding could not be guaranteed lossless",
+    'glm5_next': "GLM-5-Next's text model (hyper-connections, a pooled sparse indexer, gated linear attention) has no "
+                 "verify-as-decode rule and no exact crop here, so speculative decoding could not be guaranteed lossless",
+    'kimi_k25': "transformers reads Kimi-K2.5's checkpoint (language_model.model.*, per-expert weights) only through its "
+                "image-text class; its text model is DeepSeek-V3: save that alone (model_type kimi_k2) and train on it",
+}
+UNSUPPORTED['glm5_next_text'] = UNSUPPORTED['glm5_next']
+
+def unsupported_reason(config) -> str|None:
+    "Why the target of `config` (or its text model) cannot be trained on here, in one line; None when it can."
+    return UNSUPPORTED.get(config.model_type) or UNSUPPORTED.get(config.get_text_config().model_type)
+
+# %% ../nbs/02a_archs.ipynb #466b97f4
+def _softcapped(logits, c):
+    "Muse-Glimmer's logits: `output_multiplier`, then the tanh softcap `final_logit_softcapping`."
+    logits = logits * c.output_multiplier
+    return torch.tanh(logits / c.final_logit_softcapping) * c.final_logit_softcapping if c.final_logit_softcapping else logits
+
+# %% ../nbs/02a_archs.ipynb #1e53ca1c
+def _muse_text_lm():
+    "`MuseGlimmerTextForCausalLM`: transformers' `MuseGlimmerTextModel` with the head and softcap of the released wrapper."
+    from transformers.models.muse_glimmer import modeling_muse_glimmer as mg
+    from transformers.modeling_outputs import CausalLMOutputWithPast
+    class MuseGlimmerTextForCausalLM(mg.MuseGlimmerPreTrainedModel, transformers.GenerationMixin):
+        config_class = transformers.MuseGlimmerTextConfig
+        _tied_weights_keys = {'lm_head.weight': 'model.embed_tokens.weight'}
+        _keys_to_ignore_on_load_unexpected = [r'^model\.vision', r'^model\.perception']
+        def __init__(self, config):
+            super().__init__(config)
+            self.model, self.lm_head = mg.MuseGlimmerTextModel(config), torch.nn.Linear(config.hidden_size, config.vocab_size, bias=False)
+            self.post_init()
+        def forward(self, input_ids=None, attention_mask=None, position_ids=None, cache=None, inputs_embeds=None, use_cache=None,
+                    logits_to_keep=0, past_key_values=None, **kw):
+            o = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, cache=cache if cache is not None else past_key_values,
+                           inputs_embeds=inputs_embeds, use_cache=use_cache, **kw)
+            h = o.last_hidden_state
+            if logits_to_keep: h = h[:, -logits_to_keep:]
+            return CausalLMOutputWithPast(logits=_softcapped(self.lm_head(h), self.config), past_key_values=o.cache, hidden_states=o.hidden_states)
+    MuseGlimmerTextForCausalLM.__module__ = __name__
+    return MuseGlimmerTextForCausalLM
+
+# %% ../nbs/02a_archs.ipynb #f5e82b98
+def register_text_targets():
+    "Register `MuseGlimmerTextForCausalLM` as the causal LM of `muse_glimmer` and `muse_glimmer_text` (where transformers has them and no causal LM)."
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING as M
+    from transformers import conversion_mapping as cm
+    from transformers.core_model_loading import PrefixChange
+    if not hasattr(transformers, 'MuseGlimmerTextConfig') or transformers.MuseGlimmerTextConfig in M: return
+    lm = _muse_text_lm()
+    for cfg in (transformers.MuseGlimmerTextConfig, transformers.MuseGlimmerConfig): M.register(cfg, lm, exist_ok=True)
+    cm.register_checkpoint_conversion_mapping(lm.__name__, [PrefixChange(prefix_to_remove='language_model', model_prefix='model')], overwrite=True)
+
+register_text_targets()
+
 # %% ../nbs/02a_archs.ipynb #9b729f9a
 _DSV3_MLA = dict(kv_lora_rank=16, q_lora_rank=32, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16, n_routed_experts=4,
                  n_shared_experts=1, moe_intermediate_size=32, num_experts_per_tok=2, first_k_dense_replace=1, norm_topk_prob=True)
@@ -190,6 +286,57 @@ RELEASED_PATTERNS = {  # layer_types of an n-layer model
     'olmo3': lambda n: ['full_attention' if i % 4 == 3 else 'sliding_attention' for i in range(n)],      # OLMo 3: 3 sliding, 1 full
 }
 
+# %% ../nbs/02a_archs.ipynb #23c1897d
+_MAMBA2 = dict(mamba_n_heads=4, mamba_d_head=32, mamba_d_state=16, mamba_chunk_size=16)
+_A3 = ['linear_attention'] * 3 + ['full_attention'] + ['linear_attention', 'full_attention']   # 3:1, both kinds in 6 layers
+RELEASED.update({
+    'lfm3': ('lfm3', 'qwen3', dict(layer_types=['conv', 'conv', 'full_attention', 'conv', 'sliding_attention', 'full_attention'], sliding_window=8,
+                                   rope_parameters={'sliding_attention': dict(rope_type='default', rope_theta=1e4),
+                                                    'full_attention': dict(rope_type='proportional', rope_theta=1e6, partial_rotary_factor=0.5)}), None),
+    'olmo_hybrid': ('olmo_hybrid', 'qwen3', dict(layer_types=_A3, linear_num_key_heads=2, linear_num_value_heads=2, linear_key_head_dim=16,
+                                                 linear_value_head_dim=32, num_key_value_heads=4), None),
+    'granitemoehybrid': ('granitemoehybrid', 'qwen3', dict(layer_types=['mamba', 'mamba', 'attention', 'mamba', 'mamba', 'attention'],
+                                                           num_local_experts=4, shared_intermediate_size=32, **_MAMBA2), None),
+    'falcon_h1': ('falcon_h1', 'qwen3', dict(mamba_d_ssm=128, **_MAMBA2), None),
+    'bamba': ('bamba', 'qwen3', dict(attn_layer_indices=[2, 5], **_MAMBA2), None),
+    'zamba2': ('zamba2', 'qwen3', dict(layers_block_type=['mamba', 'mamba', 'hybrid', 'mamba', 'mamba', 'hybrid'], n_mamba_heads=4,
+                                       mamba_d_state=16, chunk_size=16, num_key_value_heads=4, hybrid_layer_ids=None), None),
+    'jamba': ('jamba', 'qwen3', dict(num_experts=4, attn_layer_period=3, attn_layer_offset=2, expert_layer_period=2, expert_layer_offset=1,
+                                     mamba_d_state=8, mamba_dt_rank=8), None),
+    'minimax_m3_text': ('minimax_m3_vl_text', 'qwen3', dict(rotary_dim=8, num_local_experts=4, num_experts_per_tok=2, dense_intermediate_size=128,
+                                                             shared_intermediate_size=32, mlp_layer_types=['dense'] + ['sparse'] * 5, index_n_heads=2,
+                                                             index_head_dim=16, index_block_size=4, index_topk_blocks=2, index_local_blocks=1), None),
+    'kimi_linear': ('kimi_linear', 'qwen3', dict(layer_types=_A3, mlp_layer_types=['dense'] + ['sparse'] * 5, kv_lora_rank=16, q_lora_rank=None,
+                                                 qk_rope_head_dim=8, v_head_dim=16, qk_nope_head_dim=16, num_experts=4, num_experts_per_token=2,
+                                                 moe_intermediate_size=32, linear_head_dim=16, linear_num_heads=4, num_key_value_heads=4, head_dim=None), None),
+    'longcat_flash': ('longcat_flash', 'qwen3', dict(qk_head_dim=24, ffn_hidden_size=128, q_lora_rank=32, kv_lora_rank=16, qk_nope_head_dim=16,
+                                                     qk_rope_head_dim=8, v_head_dim=16, moe_topk=2, n_routed_experts=4, zero_expert_num=2,
+                                                     expert_ffn_hidden_size=32, num_key_value_heads=4, head_dim=8), None),
+    'nemotron_h': ('nemotron_h', 'qwen3', dict(layers_block_type=['mamba', 'mlp', 'attention', 'moe', 'mamba', 'mlp'], mamba_num_heads=4,
+                                               mamba_head_dim=32, ssm_state_size=16, n_groups=1, chunk_size=16, n_routed_experts=4,
+                                               moe_intermediate_size=32, moe_shared_expert_intermediate_size=32), None),
+    'deepseek_v4': ('deepseek_v4', 'qwen3', dict(head_dim=32, num_key_value_heads=1, q_lora_rank=32, moe_intermediate_size=32, n_routed_experts=4,
+                                                 n_shared_experts=1, num_experts_per_tok=2, hc_mult=4, sliding_window=8, o_groups=2, o_lora_rank=16,
+                                                 layer_types=['heavily_compressed_attention', 'compressed_sparse_attention'] * 3,
+                                                 compress_rates={'compressed_sparse_attention': 4, 'heavily_compressed_attention': 8},
+                                                 mlp_layer_types=['hash_moe'] + ['moe'] * 5, index_n_heads=2, index_head_dim=16, index_topk=4,
+                                                 num_nextn_predict_layers=0), None),
+    'glm5_next': ('glm5_next_text', 'qwen3', dict(moe_intermediate_size=32, num_key_value_heads=4, n_routed_experts=4, n_shared_experts=1,
+                                                  num_experts_per_tok=2, kv_lora_rank=16, q_lora_rank=32, qk_rope_head_dim=0, v_head_dim=16,
+                                                  qk_nope_head_dim=16, mlp_layer_types=['dense'] + ['sparse'] * 5, layer_types=_A3[:3] + ['indexed_attention'] * 3,
+                                                  indexer_types=['full'] * 6, index_topk=4, index_head_dim=16, index_n_heads=2, linear_head_dim=16,
+                                                  linear_num_heads=4, hc_mult=2, index_kpool=2, head_dim=None,
+                                                  _wrap=('glm5_next', dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64,
+                                                                           patch_size=4))), None),
+    'muse_glimmer': ('muse_glimmer_text', 'qwen3', dict(sliding_window=8, layer_types=(['sliding_attention'] * 3 + ['full_attention']) + ['sliding_attention'] * 2,
+                                                        layer_rope_theta=[1e4, 1e4, 1e4, 0, 1e4, 1e4], final_logit_softcapping=20.0, qk_scale_factor=3.87,
+                                                        output_multiplier=0.196,
+                                                        _wrap=('muse_glimmer', dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                                                                    num_attention_heads=2))), None),
+    'kimi_k25': ('deepseek_v3', 'qwen3', {**_DSV3_MLA, 'head_dim': None, 'n_group': 1, 'topk_group': 1,
+                                          '_wrap': ('kimi_k25', dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2))}, None),
+})
+
 # %% ../nbs/02a_archs.ipynb #23cc4da3
 RELEASED_SOURCES = {
     'gemma4_31b': "google/gemma-4-31B-it config.json text_config (head_dim 256, global_head_dim 512, num_global_key_value_heads, "
@@ -213,3 +360,22 @@ RELEASED_SOURCES = {
     'phi4_mini': "microsoft/Phi-4-mini-instruct config.json (longrope with short_factor/long_factor per rotary pair, "
                  "partial_rotary_factor 0.75, original_max_position_embeddings 4096 of 131,072, tied embeddings)",
 }
+
+# %% ../nbs/02a_archs.ipynb #2e32a721
+RELEASED_SOURCES.update({t: f"transformers 5.25's {c} defaults, which document the release ({what}), sizes shrunk" for t, c, what in [
+    ('lfm3', 'Lfm3Config', "short-convolution layers between sliding and full attention, proportional RoPE on half the full layers' heads"),
+    ('olmo_hybrid', 'OlmoHybridConfig', "Gated DeltaNet 3:1 with attention"),
+    ('granitemoehybrid', 'GraniteMoeHybridConfig', "Mamba-2 layers with attention, MoE with a shared expert"),
+    ('falcon_h1', 'FalconH1Config', "attention and Mamba-2 side by side in every layer, muP multipliers"),
+    ('bamba', 'BambaConfig', "Mamba-2 with attention at attn_layer_indices, RoPE on half of each head"),
+    ('zamba2', 'Zamba2Config', "Mamba-2 layers with a shared attention block at the hybrid layers, tied embeddings"),
+    ('jamba', 'JambaConfig', "Mamba with attention every attn_layer_period layers, MoE every expert_layer_period"),
+    ('minimax_m3_text', 'MiniMaxM3VLTextConfig', "the text model of minimax_m3_vl: block-sparse indexed attention, partial rotary_dim, MoE"),
+    ('kimi_linear', 'KimiLinearConfig', "KDA linear attention 3:1 with MLA, layer 0 KDA, MoE after a dense first layer"),
+    ('longcat_flash', 'LongcatFlashConfig', "two MLA sublayers per decoder layer: num_hidden_layers = 2 x num_layers, zero experts"),
+    ('nemotron_h', 'NemotronHConfig', "Mamba-2, MLP, MoE and attention layers, backbone.embeddings as the embedding's name"),
+    ('deepseek_v4', 'DeepseekV4Config', "hc_mult 4 residual streams, compressed sparse and heavily compressed attention, hash MoE"),
+    ('glm5_next', 'Glm5NextConfig', "the image-text release; text model with hc_mult streams, indexed attention and linear attention"),
+    ('muse_glimmer', 'MuseGlimmerConfig', "the image-text release; text model with 3 sliding : 1 global layers, NoPE global layers "
+                                          "(layer_rope_theta 0), sigmoid-gated attention, output_multiplier and logit softcap 20"),
+    ('kimi_k25', 'Kimi_K25Config', "the image-text release around a DeepSeek-V3 text model")]})

@@ -26,7 +26,7 @@ from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex
 from .compile import compiled_only, inductor_options
 from .targets import build_target_layer_ids
 from .mask_token import resolve_mask_token_id, stop_token_ids
-from .archs import layer_values
+from .archs import layer_values, decoder_layer_count
 
 # %% ../nbs/03_drafter.ipynb #7aeab5a6
 LAYER_TYPES = ('full_attention', 'sliding_attention')
@@ -239,9 +239,16 @@ def _per_layer_shape(tc) -> dict|None:
     return dict(num_attention_heads=heads, num_key_value_heads=math.gcd(heads, 8), head_dim=hd)
 
 # %% ../nbs/03_drafter.ipynb #13d61de4
+def _decoder_layers(tc) -> int:
+    "The target's decoder layers: as transformers counts them for a config (LongCat-Flash's `num_hidden_layers` counts sublayers: `02a_archs`), the field for a dict."
+    if hasattr(tc, 'get_text_config'):
+        try: return decoder_layer_count(tc)
+        except (ValueError, KeyError, AttributeError, TypeError): pass
+    return _get(tc, 'num_hidden_layers')
+
 def _target_fields(tc, num_layers:int, block_size:int, num_taps:int|None, target_layer_ids:list|None) -> dict:
     "The drafter config's sizes, taps, RoPE and dtype read from the target's text config `tc` (a config or dict)."
-    n_t, hidden, heads = _get(tc, 'num_hidden_layers'), _get(tc, 'hidden_size'), _get(tc, 'num_attention_heads')
+    n_t, hidden, heads = _decoder_layers(tc), _get(tc, 'hidden_size'), _get(tc, 'num_attention_heads')
     try: scaling, theta = target_rope(tc)
     except ValueError as e: raise ValueError(f"the target's RoPE: {e}") from None
     ids = list(target_layer_ids) if target_layer_ids is not None else build_target_layer_ids(n_t, num_taps or num_layers)

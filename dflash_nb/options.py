@@ -33,6 +33,8 @@ class TrainConfig:
     target_graphs: bool = _opt(True, "on a GPU, capture replays one CUDA graph per batch shape (lengths padded to a multiple of 64; recorded at its first sight): one launch for the whole capture, not ~13 per layer, the same losses bit for bit (08_bench: 1.08x the demo step once its shapes are recorded); a target on one GPU only; if a graph fails, capture warns once and goes on without. --no-target-graphs: the compiled layers launched one by one")
     target_graph_multiple: int = _opt(64, "with --target-graphs, batch lengths are padded up to a multiple of this: a larger one makes fewer shapes to record (each costs about one more capture, at its first sight) and more padding to compute")
     target_attn: str = _opt('auto', "target attention implementation: 'auto' (SDPA where the target's model class supports it, else eager, e.g. gpt-oss), 'sdpa', 'eager', 'flex_attention'")
+    embed_key: str = _opt('', "checkpoint name of the target's input embedding, where the one its model's get_input_embeddings names is not found ('' = that one, e.g. backbone.embeddings.weight for Nemotron-H)")
+    head_key: str = _opt('', "checkpoint name of the target's LM head, where the one its model's get_output_embeddings names is not found ('' = that one)")
     # layout
     target_devices: str = _opt('auto', "devices holding a target, e.g. '0,1,2,3,4', 'cuda:0', 'cpu' ('auto': every GPU, else cpu)")
     drafter_devices: str = _opt('auto', "devices holding a drafter replica, e.g. '5,6,7' ('auto' or equal to target_devices: colocated)")
@@ -441,21 +443,20 @@ def _weight_shapes(folder) -> dict:
     return out
 
 # %% ../nbs/06a_options.ipynb #13e6e22f
-def _check_target_shapes(folder, tcfg):
-    "The target's config against its weights' shapes (embedding, layer 0, layer count); else a `TargetError` naming each mismatch."
-    from dflash_nb.targets import TargetError
-    shapes, tc = _weight_shapes(folder), tcfg.get_text_config()
-    emb = min((k for k in shapes if k.endswith('embed_tokens.weight')), key=len, default=None)
-    if emb is None: return
-    pre, H = emb[:-len('embed_tokens.weight')], tc.hidden_size
-    from dflash_nb.archs import layer_values       # layer 0's sizes: Gemma 4's differ by layer
-    hd, kv = layer_values(tc, 'head_dim')[0] or H // tc.num_attention_heads, layer_values(tc, 'num_key_value_heads')[0]
-    want = {emb: [tc.vocab_size, H], f'{pre}layers.0.self_attn.q_proj.weight': [tc.num_attention_heads * hd, H],
-            f'{pre}layers.0.self_attn.k_proj.weight': [kv * hd, H],
-            f'{pre}layers.0.mlp.gate_proj.weight': [getattr(tc, 'intermediate_size', None), H]}
-    bad = [f"{k} is {shapes[k]} in the weights, {w} by config.json" for k, w in want.items() if k in shapes and None not in w and shapes[k] != w]
-    n = 1 + max((int(m.group(1)) for k in shapes if (m := re.match(re.escape(pre) + r'layers\.(\d+)\.', k))), default=-1)
-    if 0 < n < tc.num_hidden_layers: bad.append(f"config.json names {tc.num_hidden_layers} decoder layers, the weights hold {n}")
+def _check_target_shapes(folder, tcfg, embed_key:str='', head_key:str=''):
+    "The target's config against its weights' shapes (embedding, layer 0's MLP, the first softmax-attention layer, layer count); else a `TargetError` naming each mismatch."
+    from dflash_nb.targets import TargetError, embed_head_keys, meta_model
+    from dflash_nb.archs import decoder_layer_count, first_attention_layer
+    shapes, m = _weight_shapes(folder), meta_model(tcfg)        # the model config.json builds, on the meta device: each layer as its kind makes it
+    emb = embed_head_keys(folder, embed_key or None, head_key or None)[0]   # by the model's own accessors (Nemotron-H: backbone.embeddings)
+    mshape = {n: list(p.shape) for n, p in m.named_parameters()}
+    memb = next(n for n, p in m.named_parameters() if p is m.get_input_embeddings().weight)
+    pre, mpre, a = (emb.rsplit('.', 2)[0] + '.') if emb.count('.') >= 2 else '', (memb.rsplit('.', 2)[0] + '.') if memb.count('.') >= 2 else '', first_attention_layer(tcfg)
+    names = [f'layers.0.mlp.gate_proj.weight'] + ([f'layers.{a}.self_attn.{x}_proj.weight' for x in 'qk'] if a is not None else [])   # the first softmax-attention layer, by kind
+    want = {emb: mshape[memb], **{pre + n: mshape.get(mpre + n) for n in names}}
+    bad = [f"{k} is {shapes[k]} in the weights, {w} by config.json" for k, w in want.items() if k in shapes and w is not None and shapes[k] != w]
+    n, L = 1 + max((int(r.group(1)) for k in shapes if (r := re.match(re.escape(pre) + r'layers\.(\d+)\.', k))), default=-1), decoder_layer_count(tcfg)
+    if 0 < n < L: bad.append(f"config.json names {L} decoder layers, the weights hold {n}")
     if bad: raise TargetError(f"{folder}: config.json does not match the weights: {'; '.join(bad[:3])}")
 
 # %% ../nbs/06a_options.ipynb #03fd55b6
@@ -540,14 +541,15 @@ def _check_target_attn(cfg:TrainConfig, folder, tcfg):
 def check_given(cfg:TrainConfig, target_path) -> tuple:
     "Cheap checks of the data, held-out and target files, context, attention, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
     from dflash_nb.targets import causal_config, load_tokenizer
+    from dflash_nb.archs import decoder_layer_count     # decoder layers, not LongCat-Flash's sublayers
     files = _check_files(cfg)
-    folder, tcfg = causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg)
+    folder, tcfg = causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg, cfg.embed_key, cfg.head_key)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
     _check_context(cfg, tc); _check_target_attn(cfg, folder, tcfg)
     from dflash_nb.mask_token import stop_token_ids
     stops = stop_token_ids(None, tc, tcfg, read_generation_config(folder))      # an explicit mask id may be none of these
-    taps, mask = _taps(cfg, tc.num_hidden_layers), _mask_id(cfg, tc.vocab_size, tok, stops)
+    taps, mask = _taps(cfg, decoder_layer_count(tcfg)), _mask_id(cfg, tc.vocab_size, tok, stops)
     _check_drafter_sizes(cfg, tcfg, taps, mask)
     return files, tcfg, tok, taps, mask
 

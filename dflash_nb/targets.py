@@ -15,7 +15,8 @@ from tqdm.auto import tqdm
 __all__ = ['TINY_ARCHS', 'TARGET_ATTN', 'HYBRID_KERNELS', 'SMOLLM2_PIP', 'SMOLLM2_SPECIALS', 'quiet_hf', 'arch_config',
            'make_tiny_target', 'build_target_layer_ids', 'causal_config', 'check_device', 'Target',
            'resolve_target_attn', 'group_device_map', 'importable', 'linear_attention_layers', 'hybrid_notice',
-           'load_targets', 'load_target', 'load_embed_and_head', 'load_tokenizer', 'demo_target']
+           'load_targets', 'load_target', 'meta_model', 'embed_head_keys', 'load_embed_and_head', 'load_tokenizer',
+           'demo_target']
 
 # %% ../nbs/02_targets.ipynb #743ee933
 import transformers
@@ -26,7 +27,8 @@ _IMAGE_TEXT_MAPPING = getattr(_ma, 'MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING', {})  
 from safetensors import safe_open
 from .data import make_tokenizer
 from .archs import (TargetError, RELEASED, RELEASED_PATTERNS, exact_verify, layer_values, unembedded_tokens, unembedded_note,
-                    sparse_indexers,                     register_aliases)
+                    sparse_indexers, register_aliases, decoder_layer_count, hyper_streams, stream_average,
+                    unsupported_reason)
 
 # %% ../nbs/02_targets.ipynb #844b7f15
 @contextlib.contextmanager
@@ -96,7 +98,7 @@ def arch_config(arch:str, vocab:int, num_layers:int, hidden_size:int, intermedia
               num_attention_heads=num_heads, num_key_value_heads=num_kv_heads, head_dim=head_dim,
               max_position_embeddings=max_position_embeddings, tie_word_embeddings=tie_word_embeddings,
               eos_token_id=eos_token_id, pad_token_id=pad_token_id, bos_token_id=None)
-    kw.update(extra); kw.update(overrides or {}); kw.pop('_json', None)
+    kw.update(extra); kw.update(overrides or {}); kw.pop('_json', None); kw.pop('_wrap', None)
     kw = {k: (vocab if isinstance(v, str) and v == '$vocab' else v) for k, v in kw.items()}   # a table as large as the vocabulary
     if pattern: kw['layer_types'] = _LAYER_PATTERNS[pattern](num_layers)
     if 'kv_lora_rank' in extra: kw['num_key_value_heads'] = num_heads   # latent attention: one kv head per head, as DeepSeek's
@@ -111,6 +113,12 @@ def _wrap_vl(text_cfg, tie_word_embeddings:bool):
     vision = dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=text_cfg.hidden_size, patch_size=4,
                   num_position_embeddings=16)
     return cls(transformers.Qwen3_5Config(text_config=text_cfg.to_dict(), vision_config=vision, tie_word_embeddings=tie_word_embeddings))
+
+# %% ../nbs/02_targets.ipynb #2e37bf8d
+def _wrap_released(text_cfg, wrapper_type:str, vision:dict):
+    "The image-text model `wrapper_type` (e.g. `muse_glimmer`) around the text config `text_cfg` with the small vision tower `vision`: a release's layout."
+    cfg = _config_for(wrapper_type, text_config=text_cfg.to_dict(), vision_config=vision, tie_word_embeddings=text_cfg.tie_word_embeddings)
+    return _IMAGE_TEXT_MAPPING[type(cfg)](cfg)
 
 # %% ../nbs/02_targets.ipynb #21dbc990
 def _add_unembedded(tok, tokens, path):
@@ -149,7 +157,8 @@ def make_tiny_target(path, # folder to write (created)
     cfg = arch_config(arch, vocab, num_layers, hidden_size, intermediate_size, num_heads, num_kv_heads, head_dim,
                        tie_word_embeddings, 4096, tok.eos_token_id, tok.pad_token_id, overrides=config)
     torch.manual_seed(seed)
-    model = (_wrap_vl(cfg, tie_word_embeddings) if arch == 'qwen3_5_vl' else AutoModelForCausalLM.from_config(cfg)).to(dtype)
+    wrap = TINY_ARCHS[arch][2].get('_wrap')
+    model = (_wrap_vl(cfg, tie_word_embeddings) if arch == 'qwen3_5_vl' else _wrap_released(cfg, *wrap) if wrap else AutoModelForCausalLM.from_config(cfg)).to(dtype)
     with torch.no_grad():  # a random model with a little more structure than init: scale up the embeddings
         model.get_input_embeddings().weight.normal_(0, 1.0)
     with quiet_hf(): model.save_pretrained(path, **({} if max_shard_size is None else dict(max_shard_size=max_shard_size)))
@@ -197,6 +206,7 @@ def causal_config(path):
     bad = (getattr(cfg, 'is_encoder_decoder', False) or type(cfg) not in MODEL_FOR_CAUSAL_LM_MAPPING
            or (archs and not any(_causal_arch(a) for a in archs)))
     what = f"{p} holds a {cfg.model_type!r} model ({', '.join(archs) or 'no architectures listed'})"
+    if (why := unsupported_reason(cfg)): raise TargetError(f"{what}: not supported as a target: {why}")
     if bad and type(cfg) in _IMAGE_TEXT_MAPPING: raise TargetError(f"{what}, which transformers loads only as an image-text-to-text "
         f"model, not with AutoModelForCausalLM: not supported as a target (its text model: {cfg.get_text_config().model_type!r})")
     if bad: raise TargetError(f"{what}, not a decoder-only causal LM: targets must load with AutoModelForCausalLM")
@@ -270,6 +280,7 @@ class Target:
         self.config, self._decoder = model.config, _decoder_of(model)
         layers = self._decoder.layers
         self.num_layers, self.hidden_size = len(layers), model.config.get_text_config().hidden_size
+        self.streams = hyper_streams(model.config)   # hyper-connections: layers return [B, S, streams, H] (02a_archs)
         self.layer_ids = _resolve_layer_ids(layer_ids, num_taps, self.num_layers, where=f"the target {self.path or type(model).__name__}")
         w = model.get_input_embeddings().weight
         self.device, self.dtype = w.device, w.dtype
@@ -298,6 +309,7 @@ Target._hook = _target_hook
 # %% ../nbs/02_targets.ipynb #08e56fe2
 def _target_fill(self, out, slots, h):
     H = self.hidden_size
+    if h.dim() == 4: h = stream_average(h, self.streams)   # several residual streams: their mean
     for k in slots: out[..., k * H:(k + 1) * H].copy_(h)
 
 Target._fill = _target_fill
@@ -388,7 +400,8 @@ def _capture_naive(self, input_ids, attention_mask=None) -> torch.Tensor:
     with torch.no_grad(), _capture_attention(self.device):
         o = self.model(input_ids=input_ids.to(self.device), use_cache=False, output_hidden_states=True,
                        attention_mask=None if attention_mask is None else attention_mask.to(self.device))
-    return torch.cat([o.hidden_states[i + 1] for i in self.layer_ids], dim=-1)
+    hs = [o.hidden_states[i + 1] for i in self.layer_ids]
+    return torch.cat([stream_average(h, self.streams) if h.dim() == 4 else h for h in hs], dim=-1)
 
 Target.capture_naive = _capture_naive
 
@@ -694,7 +707,7 @@ def load_targets(path, # local folder of a HF causal LM (safetensors)
     if not devs: raise TargetError("no devices given")
     _check_groups(devs)
     devs = [g if len(g) > 1 else g[0] for g in devs]
-    ids = _resolve_layer_ids(layer_ids, num_taps, cfg.get_text_config().num_hidden_layers, where=str(p))
+    ids = _resolve_layer_ids(layer_ids, num_taps, decoder_layer_count(cfg), where=str(p))   # decoder layers, not sublayers (02a_archs)
     attn = resolve_target_attn(cfg, attn_implementation)
     if (note := hybrid_notice(cfg, [d for g in devs for d in (g if isinstance(g, list) else [g])])): print(note, file=sys.stderr, flush=True)
     print(f"Loading {len(devs)} target models...")
@@ -725,24 +738,48 @@ def _find_key(keys, suffix):
     found = sorted((k for k in keys if k == suffix or k.endswith('.' + suffix)), key=len)
     return found[0] if found else None
 
+# %% ../nbs/02_targets.ipynb #8d98ea8e
+def meta_model(cfg):
+    "The causal LM of `cfg` built on the meta device: its modules, names and shapes, no memory and no weight read."
+    with torch.device('meta'), warnings.catch_warnings():
+        warnings.simplefilter('ignore'); return AutoModelForCausalLM.from_config(cfg)
+
+def _accessor_names(cfg) -> tuple:
+    "`(embedding name, head name or None when tied)` of the model of `cfg`, from its accessors on a meta-device build."
+    m, names = meta_model(cfg), {}
+    for n, p in m.named_parameters(remove_duplicate=False): names.setdefault(id(p), n)
+    e, h = m.get_input_embeddings(), m.get_output_embeddings()
+    return names[id(e.weight)], (None if h is None or h.weight is e.weight else names[id(h.weight)])
+
+# %% ../nbs/02_targets.ipynb #64f4a268
+def _checkpoint_key(keys, name:str):
+    "The checkpoint key of model parameter `name`: itself, else the least nested key ending in its last two parts."
+    return name if name in keys else _find_key(keys, '.'.join(name.split('.')[-2:]))
+
+# %% ../nbs/02_targets.ipynb #415b6494
+def embed_head_keys(path, embed_key:str=None, head_key:str=None) -> tuple:
+    "`(embedding key, head key or None when tied)` in the checkpoint at `path`: given, else from the model's own accessors; a `TargetError` names what is missing."
+    p, cfg = causal_config(path)
+    keys, (en, hn) = _tensor_files(p), _accessor_names(cfg)
+    ek = embed_key or _checkpoint_key(keys, en)
+    if ek not in keys: raise TargetError(f"{p}: no input embedding in the checkpoint (looked for {embed_key or en!r} and *{'.'.join(en.split('.')[-2:])}); "
+                                         f"pass --embed-key (embed_key=) with its name")
+    hk = head_key or (None if hn is None else _checkpoint_key(keys, hn))
+    if head_key is not None and hk not in keys: raise TargetError(f"{p}: head key {head_key!r} is not in the checkpoint")
+    return ek, (hk if hk in keys else None)
+
 # %% ../nbs/02_targets.ipynb #ecf1bc7b
 def load_embed_and_head(path, device='cpu', dtype=None, # default: the checkpoint's dtype
-                        embed_key:str=None, head_key:str=None, # checkpoint keys, if the suffix search is not enough
+                        embed_key:str=None, head_key:str=None, # checkpoint keys (--embed-key, --head-key), if the accessors' names are not enough
                        ) -> tuple[torch.Tensor, torch.Tensor]:
     "`(embed_weight[V, H], head_weight[V, H])` read from the checkpoint alone; tied embeddings give the same tensor twice."
-    p, cfg = causal_config(path)
-    keys, dev = _tensor_files(p), check_device(device)
-    ek = embed_key or _find_key(keys, 'embed_tokens.weight')
-    if ek not in keys: raise TargetError(f"{p}: no input embedding in the checkpoint (looked for {embed_key or '*embed_tokens.weight'}); pass embed_key=")
-    tied = getattr(cfg.get_text_config(), 'tie_word_embeddings', None)
-    if tied is None: tied = getattr(cfg, 'tie_word_embeddings', False)
-    hk = None if tied else (head_key or _find_key(keys, 'lm_head.weight'))
-    if head_key is not None and hk not in keys: raise TargetError(f"{p}: head key {head_key!r} is not in the checkpoint")
+    p, dev = Path(path), check_device(device)
+    (ek, hk), keys = embed_head_keys(p, embed_key, head_key), _tensor_files(_check_folder(p))
     def read(k):
         with safe_open(keys[k], framework='pt') as s: t = s.get_tensor(k)
         return t.to(device=dev, dtype=dtype or t.dtype)
     embed = read(ek)
-    head = embed if hk is None or hk not in keys else read(hk)
+    head = embed if hk is None else read(hk)
     if head.shape != embed.shape: raise TargetError(f"{p}: embedding {tuple(embed.shape)} and LM head {tuple(head.shape)} differ in shape")
     return embed, head
 

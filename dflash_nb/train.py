@@ -277,7 +277,7 @@ def _build_drafter(self:Trainer):
     t0 = time.perf_counter()
     self.drafter = make_drafter(self.dcfg).to(device=self.device, dtype=self.dtype)
     if c.init_from and self.ckpt is None: _start_from(self, start_from)
-    self.embed, self.head = load_embed_and_head(self.target_path, self.device, self.dtype)
+    self.embed, self.head = load_embed_and_head(self.target_path, self.device, self.dtype, embed_key=c.embed_key or None, head_key=c.head_key or None)
     n = sum(p.numel() for p in self.drafter.parameters())
     self.say(f"Drafter: {self.family.describe(self.dcfg)}{self.dcfg.num_hidden_layers} layers, hidden {self.dcfg.hidden_size}, taps {self.dcfg.target_layer_ids}, "
              f"mask token {mid} {self.tokenizer.convert_ids_to_tokens(mid)!r} ({n_mask} in the data), {n / 1e6:.1f}M trainable parameters, {c.precision} on "
