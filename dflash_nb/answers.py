@@ -13,7 +13,7 @@ from tqdm.auto import tqdm
 __all__ = ['write_jsonl', 'regenerate', 'chitchat_prompts', 'chitchat_split']
 
 # %% ../nbs/00c_answers.ipynb #a8ec36bd
-from .data import DataError, template_kw, read_dataset_records, normalize_conversation, open_text, prompt_text
+from .data import Conversation, DataError, template_kw, read_dataset_records, normalize_conversation, open_text, prompt_text
 from .chat import generate_kwargs as _plain, harmony_answer, is_harmony, prompt_ids
 
 # %% ../nbs/00c_answers.ipynb #b765d3d3
@@ -99,7 +99,10 @@ def regenerate(model, # HF causal LM (the target), eval mode, on its device
     kw = template_kw(tokenizer, chat_template_kwargs)
     gen_kw = {**(dict(do_sample=True, temperature=temperature, top_p=top_p) if temperature > 0 else dict(do_sample=False)), **generate_kwargs}
     if temperature > 0: torch.manual_seed(seed)
-    hist, pos, alive = [[] for _ in convs], [0] * len(convs), [True] * len(convs)
+    if turns == 'all' and (k := next((c for c, conv in enumerate(convs) if any(m.get('tool_calls') for m in conv)), None)) is not None:
+        raise DataError(f"conversation {k}: an assistant turn calls tools, and the tool results after it answer those calls: answering "
+                        "every turn would replace the calls with the target's answers; answer the first turn (turns='first')", 'tool call unsupported')
+    hist, pos, alive = [Conversation(tools=getattr(c, 'tools', None)) for c in convs], [0] * len(convs), [True] * len(convs)
     stats = dict(conversations=len(convs), answers=0, unfinished=0, dropped_unfinished=0, empty=0, cut_in_thought=0, too_long=0, written=0)
     n_rounds = 1 if turns == 'first' else max((sum(m['role'] == 'user' for m in c) for c in convs), default=0)
     for rnd in range(n_rounds):
@@ -122,7 +125,7 @@ def regenerate(model, # HF causal LM (the target), eval mode, on its device
                 stats['answers'] += 1
     last = lambda h: max((i for i, m in enumerate(h) if m['role'] == 'assistant'), default=-1)
     kept = [c for c, h in enumerate(hist) if last(h) >= 0]
-    recs = [{'messages': hist[c][:last(hist[c]) + 1]} for c in kept]  # end every conversation on an answer
+    recs = [{'messages': list(hist[c][:last(hist[c]) + 1]), **({'tools': hist[c].tools} if hist[c].tools else {})} for c in kept]  # end every conversation on an answer
     write_jsonl(out_path, recs); stats.update(written=len(recs), kept=kept)
     return stats
 

@@ -4,7 +4,7 @@
 
 # %% ../nbs/07d_bench.ipynb #307dbf4c
 from __future__ import annotations
-import argparse, datetime, hashlib, importlib, json, math, os, platform, random, shlex, sys, time
+import argparse, datetime, errno, hashlib, importlib, io, json, math, os, platform, random, shlex, shutil, signal, sys, time
 from pathlib import Path
 import numpy as np
 import torch
@@ -14,15 +14,17 @@ from tqdm.auto import tqdm
 __all__ = ['SETS', 'NOT_SHIPPED', 'DRAFTER_CLASSES', 'BenchError', 'bench_dir', 'read_instances', 'resolve_set', 'parse_sets',
            'zlab_subset', 'zlab_prompt_text', 'zlab_prompt_ids', 'turn_messages', 'drafter_config',
            'drafter_architecture', 'load_drafter', 'fit_problems', 'config_sha256', 'reference_counted', 'BenchLoop',
-           'load_bench_target', 'Runner', 'Pool', 'parse_devices', 'summarize', 'bench_table', 'bench_details',
-           'plot_bench', 'drafter_names', 'run_bench', 'write_outputs', 'bench_parser', 'main']
+           'load_bench_target', 'logits_problem', 'Runner', 'Pool', 'parse_devices', 'summarize', 'bench_table',
+           'bench_details', 'plot_bench', 'drafter_names', 'BenchStopped', 'BenchOut', 'run_bench', 'write_outputs',
+           'bench_parser', 'main']
 
 # %% ../nbs/07d_bench.ipynb #f16c3817
 import dflash_nb
 from .data import DataError, iter_records, normalize_conversation, open_text
 from .targets import TargetError, causal_config, demo_target, load_tokenizer, resolve_target_attn
-from .evaluate import AcceptanceResult, draft_settings, speculative_generate
+from .evaluate import AcceptanceResult, device_of, draft_logits, draft_settings, speculative_generate, tapped_hidden
 from .fast import FastDecoder, fast_unsupported
+from .run import pause_point, run_dir_overlap, safetensors_header, threading_main, write_file
 
 # %% ../nbs/07d_bench.ipynb #deeae9c7
 class BenchError(ValueError):
@@ -135,8 +137,13 @@ def drafter_config(folder) -> dict:
     if not p.is_dir(): raise BenchError(f"--drafter {folder}: no such folder" if not p.exists() else f"--drafter {folder}: not a folder")
     for f in ('config.json', 'model.safetensors'):
         if not (p / f).is_file(): raise BenchError(f"--drafter {folder}: no {f} (a drafter export folder holds config.json and model.safetensors)")
-    try: return json.loads((p / 'config.json').read_text())
+    try: cfg = json.loads((p / 'config.json').read_text())
     except (OSError, ValueError) as e: raise BenchError(f"{p / 'config.json'}: cannot be read: {e}") from None
+    try: want = safetensors_header(p / 'model.safetensors')[1]
+    except (OSError, ValueError, KeyError, TypeError) as e: raise BenchError(f"--drafter {folder}: model.safetensors cannot be read ({e}): copy it again") from None
+    if (got := (p / 'model.safetensors').stat().st_size) < want:
+        raise BenchError(f"--drafter {folder}: model.safetensors has {got:,} bytes, its header promises {want:,}: truncated; copy it again")
+    return cfg
 
 def drafter_architecture(cfg:dict) -> str:
     return (cfg.get('architectures') or ['DFlashDraftModel'])[0]
@@ -233,6 +240,22 @@ def load_bench_target(path, device='cpu', dtype=torch.float32) -> tuple:
     model = AutoModelForCausalLM.from_pretrained(p, dtype=dtype, attn_implementation=resolve_target_attn(cfg, 'auto'))
     return model.to(device).eval(), tok
 
+# %% ../nbs/07d_bench.ipynb #8372793c
+def _bad(x) -> bool: return bool(torch.isnan(x).any() or torch.isposinf(x).any() or torch.isneginf(x).all(-1).any())
+
+@torch.inference_mode()
+def logits_problem(model, drafter, ids) -> str|None:
+    "'target' or 'drafter' when its logits on prompt `ids` [S] hold a NaN, `+inf` or a row all `-inf` (a drafter: or a weight is not finite); else None."
+    dev = model.get_input_embeddings().weight.device
+    out = model(input_ids=ids.view(1, -1).to(dev), output_hidden_states=drafter is not None, use_cache=False, logits_to_keep=1)
+    if _bad(out.logits[0]): return 'target'
+    if drafter is None: return None
+    if any(not torch.isfinite(p).all() for p in drafter.parameters()): return 'drafter'
+    B, mask_id, taps = draft_settings(drafter)
+    block = torch.full((B,), mask_id, dtype=torch.long, device=dev); block[0] = out.logits[0, -1].argmax()
+    dl = draft_logits(drafter, model, block, tapped_hidden(out.hidden_states, taps), ids.numel(), None, device_of(drafter, dev))
+    return 'drafter' if _bad(dl) else None
+
 # %% ../nbs/07d_bench.ipynb #0d0f39d0
 class Runner:
     "The target, its tokenizer and every drafter on one device: `run(instance)` gives its responses."
@@ -246,7 +269,8 @@ class Runner:
         self.loops = {n: BenchLoop(self.model, load_drafter(f, self.device, dt), M, stops, generator=gen(), block_size=spec['block_size'], **kw)
                       for n, f in zip(spec['names'], spec['drafters'])}
         self.base = BenchLoop(self.model, None, M, stops, generator=gen(), **kw) if spec['baseline'] else None
-        self.warm = self.device.type == 'cuda'
+        self.warm, self.checked = self.device.type == 'cuda', set()
+        self.ctx = getattr(self.model.config.get_text_config(), 'max_position_embeddings', None)   # the target's context
     @torch.inference_mode()
     def run(self, inst:dict) -> list:
         "Per drafter and turn, one response: `dict(drafter, turn, prompt_tokens, stats, out[, baseline, identical])`."
@@ -259,6 +283,9 @@ class Runner:
             answers = []
             for j in range(len(inst['turns'])):
                 ids = zlab_prompt_ids(self.tok, turn_messages(inst, answers), think)
+                if self.ctx and ids.numel() + loop.M + loop.B > self.ctx:   # past the target's context: left out, with the turns after it
+                    rows += [dict(drafter=name, turn=k, prompt_tokens=int(ids.numel()), left_out=True) for k in range(j, len(inst['turns']))]; break
+                self.check(name, ids, inst)
                 out, st = loop(ids)
                 answers.append(self.tok.decode(out, skip_special_tokens=True))
                 row = dict(drafter=name, turn=j, prompt_tokens=int(ids.numel()), stats=st, out=out, loop=loop.last)
@@ -269,6 +296,15 @@ class Runner:
                     row.update(baseline=bst, identical=bool(torch.equal(out, bout)))
                 rows.append(row)
         return rows
+    def check(self, name:str, ids, inst:dict):
+        "A `BenchError` if the target's or drafter `name`'s logits on prompt `ids` are not finite (`logits_problem`); each prompt checked once a drafter."
+        if (key := (name, hash(ids.numpy().tobytes()))) in self.checked: return
+        who, where = logits_problem(self.model, self.loops[name].drafter, ids), f"on the prompt of instance {inst.get('index', '?')}"
+        if who == 'target': raise BenchError(f"--target {self.spec['target']}: its logits are not finite (NaN or infinity) {where} in "
+                                             f"{self.model.dtype}: a broken or overflowing target measures nothing; check its weights, or try --dtype float32")
+        if who: raise BenchError(f"--drafter {self.spec['drafters'][list(self.loops).index(name)]}: its weights or logits are not finite "
+                                 f"(NaN or infinity) {where}: a broken drafter measures nothing")
+        self.checked.add(key)
 
 # %% ../nbs/07d_bench.ipynb #8ad0c4b3
 _RUNNER = None
@@ -298,6 +334,9 @@ class Pool:
         return map(self.runner.run, insts) if self.pool is None else self.pool.imap(self.mod._run_item, insts)
     def close(self):
         if self.pool is not None: self.pool.close(); self.pool.join()
+    def terminate(self):
+        "Stop at once (an error or a signal): the processes are killed, nothing waits for the instances not yet measured."
+        if self.pool is not None: self.pool.terminate(); self.pool.join()
 
 # %% ../nbs/07d_bench.ipynb #e2c53d85
 def parse_devices(spec:str) -> list:
@@ -395,7 +434,7 @@ def _drafter_entry(name:str, folder) -> dict:
     c = drafter_config(folder); dc = c.get('dflash_config') or {}
     return dict(name=name, folder=str(folder), architecture=drafter_architecture(c), config_sha256=config_sha256(folder),
                 block_size=dc.get('block_size', c.get('block_size')), target_layer_ids=dc.get('target_layer_ids'),
-                mask_token_id=dc.get('mask_token_id'), layers=c.get('num_hidden_layers'))
+                mask_token_id=dc.get('mask_token_id'), layers=c.get('num_hidden_layers'), **({'trained_for': c['target']} if 'target' in c else {}))
 
 # %% ../nbs/07d_bench.ipynb #b51d23d2
 def drafter_names(folders, names=None) -> list:
@@ -431,7 +470,7 @@ def _write(path:Path, write):
 
 # %% ../nbs/07d_bench.ipynb #76e5e63e
 def _measure(pool, per_set, names, log, progress) -> list:
-    "Every response of every set, set after set, with a progress bar per set; each also appended to `log` as it comes."
+    "Every response of every set, set after set, with a progress bar per set; each also given to `log` (a `BenchOut`) as it comes."
     rows = []
     for name, _, _, insts in per_set:
         with tqdm(total=len(insts), desc=name, unit='prompt', disable=not progress) as bar:
@@ -439,16 +478,21 @@ def _measure(pool, per_set, names, log, progress) -> list:
             for inst, got in zip(insts, pool.map(insts)):
                 for r in got:
                     r.update(set=name, instance=inst['index'])
-                    if log: log.write(json.dumps({**_response(r), 'accepted': r['stats'].accepted}) + '\n'); log.flush()
-                mine += got; bar.set_postfix_str(_running_tau(mine, names), refresh=False); bar.update()
+                    if r.get('left_out'): continue
+                    if log: log.add({**_response(r), 'accepted': r['stats'].accepted}); pause_point('bench-response')   # tests: a signal here
+                mine += got; bar.set_postfix_str(_running_tau([r for r in mine if not r.get('left_out')], names), refresh=False); bar.update()
         rows += mine
     return rows
 
 # %% ../nbs/07d_bench.ipynb #05529738
+_NONE = dict(responses=0, steps=0, tokens=0, tau=None, tau_pooled=None, histogram=[], per_position=[], per_position_conditional=[], tokens_per_s=None)
+
 def _record(spec, settings, per_set, rows, names, folders, devs, t0) -> dict:
-    by = lambda pred: {n: summarize([r for r in rows if r['drafter'] == n and pred(r)], spec['temperature']) for n in names}
+    left = {n: len({(r['instance'], r['turn']) for r in rows if r.get('left_out') and r['set'] == n}) for n, *_ in per_set}
+    rows = [r for r in rows if not r.get('left_out')]
+    by = lambda pred: {n: (summarize(x, spec['temperature']) if (x := [r for r in rows if r['drafter'] == n and pred(r)]) else dict(_NONE)) for n in names}
     sets = [dict(name=n, file=str(f), file_sha256=_sha256(f), instances=k, measured=len(insts), indices=[x['index'] for x in insts],
-                 results=by(lambda r, n=n: r['set'] == n)) for n, f, k, insts in per_set]
+                 left_out=left[n], results=by(lambda r, n=n: r['set'] == n)) for n, f, k, insts in per_set]
     return dict(command=settings.pop('command'), settings=settings, versions=_versions(devs),
                 target=dict(folder=spec['target'], config_sha256=hashlib.sha256((Path(spec['target']) / 'config.json').read_bytes()).hexdigest()),
                 drafters=[_drafter_entry(n, f) for n, f in zip(names, folders)], sets=sets, overall=by(lambda r: True),
@@ -457,10 +501,81 @@ def _record(spec, settings, per_set, rows, names, folders, devs, t0) -> dict:
 
 def _check_numbers(max_new_tokens, temperature, limit, loop, block_size):
     if max_new_tokens < 1: raise BenchError(f"--max-new-tokens {max_new_tokens}: must be at least 1")
-    if temperature < 0: raise BenchError(f"--temperature {temperature}: must be 0 (greedy) or more")
+    if not math.isfinite(temperature) or temperature < 0: raise BenchError(f"--temperature {temperature}: must be a finite number, 0 (greedy) or more")
     if limit is not None and limit < 1: raise BenchError(f"--limit {limit}: must be at least 1")
     if loop not in ('auto', 'fast', 'reference'): raise BenchError(f"--loop {loop!r}: choose auto, fast or reference")
     if block_size is not None and block_size < 2: raise BenchError(f"--block-size {block_size}: must be at least 2")
+
+# %% ../nbs/07d_bench.ipynb #3becb1ad
+class BenchStopped(BaseException):
+    "A signal (SIGTERM, SIGINT: Ctrl-C, SIGHUP) stopped the bench; `left` says what it left in `--out`."
+    def __init__(self, signum:int): super().__init__(signal.Signals(signum).name); self.signum, self.left = signum, ''
+    @property
+    def status(self) -> int: return 128 + self.signum
+
+# %% ../nbs/07d_bench.ipynb #af641a43
+class BenchOut:
+    "The `--out` folder of one bench: locked, an earlier bench's results moved aside, responses appended as they come, the results written whole."
+    FILES, PARTIAL = ('bench.json', 'table.md', 'bench.png', 'responses.jsonl'), 'responses.partial.jsonl'
+    def __init__(self, folder, inputs=()): self.dir, self.inputs, self.fd, self.log, self.aside, self.n = Path(folder), list(inputs), None, None, None, 0
+    def _refuse(self, why): raise BenchError(f"--out {self.dir}: {why}; choose another --out")
+
+    def open(self):
+        "Check, create and lock the folder, move an earlier bench aside, start the partial responses; a `BenchError` (one line) if any of it fails."
+        import fcntl
+        if self.dir.exists() and not self.dir.is_dir(): self._refuse("exists and is not a folder")
+        if why := run_dir_overlap(self.dir, self.inputs, what='bench'): self._refuse(why)
+        try: self.dir.mkdir(parents=True, exist_ok=True); self.fd = os.open(self.dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as e: self._refuse(f"cannot write there ({e.strerror or e})")
+        try: fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError: os.close(self.fd); self.fd = None; self._refuse("another dflash_nb_bench is writing there now (one bench per folder)")
+        try:
+            self._set_aside()
+            self.log = open(os.open(self.dir / self.PARTIAL, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), 'w')
+        except OSError as e: self.close(); self._refuse(f"cannot write there ({e.strerror or e})")
+        return self
+
+# %% ../nbs/07d_bench.ipynb #9c57764a
+def _set_aside(self:BenchOut):
+    "Move an earlier bench's results (and partial responses) to a new `previous-<time>/`."
+    old = [self.dir / n for n in (*self.FILES, self.PARTIAL) if (self.dir / n).exists() or (self.dir / n).is_symlink()]
+    if not old: return
+    stamp, n = datetime.datetime.now().strftime('%Y%m%d-%H%M%S'), 1
+    while True:
+        try: (aside := self.dir / (f'previous-{stamp}' + (f'-{n}' if n > 1 else ''))).mkdir(); break
+        except FileExistsError: n += 1
+    for f in old: os.replace(f, aside / f.name)
+    self.aside = aside
+    print(f"dflash_nb_bench: {self.dir} held an earlier bench's results: moved to {aside}/", file=sys.stderr)
+
+def _add(self:BenchOut, response:dict):
+    "Append one response line (whole, flushed)."
+    self.log.write(json.dumps(response, allow_nan=False) + '\n'); self.log.flush(); self.n += 1
+
+def _finish(self:BenchOut, rec:dict):
+    "Write the record, table and plot whole, then name the responses `responses.jsonl`."
+    self.log.close(); write_outputs(rec, self.dir); os.replace(self.dir / self.PARTIAL, self.dir / 'responses.jsonl'); self.done = True
+
+def _left(self:BenchOut) -> str:
+    "What a stopped bench left, in words."
+    s = f"{self.n} responses measured are in {self.dir / self.PARTIAL}, no bench.json was written"
+    return s + (f"; the earlier bench's results are in {self.aside}/" if self.aside else '')
+
+def _close(self:BenchOut):
+    "Close the responses and release the folder (the kernel would at exit too)."
+    if self.log is not None and not self.log.closed: self.log.close()
+    if self.fd is not None: os.close(self.fd); self.fd = None
+BenchOut._set_aside, BenchOut.add, BenchOut.finish, BenchOut.left, BenchOut.close = _set_aside, _add, _finish, _left, _close
+
+# %% ../nbs/07d_bench.ipynb #86aa70e0
+def _same_target(want, tdir) -> bool:
+    "Whether an export's recorded `target` (a path or name, or a dict with `config_sha256` or `name`/`path`) is the target in folder `tdir`."
+    t = Path(tdir)
+    if isinstance(want, dict):
+        if want.get('config_sha256'): return want['config_sha256'] == hashlib.sha256((t / 'config.json').read_bytes()).hexdigest()
+        want = want.get('path') or want.get('name') or ''
+    w = str(want).rstrip('/')
+    return w in (str(t), str(t.resolve()), t.name) or Path(w).expanduser().resolve() == t.resolve()
 
 # %% ../nbs/07d_bench.ipynb #05a37616
 def run_bench(drafters, # export folders (z-lab format: ours or as published)
@@ -470,7 +585,7 @@ def run_bench(drafters, # export folders (z-lab format: ours or as published)
               limit:int=None, # per set: z-lab's `--max-samples` (its seeded shuffle, then the first `limit`)
               devices='auto', dtype='auto', loop:str='auto', baseline:bool=True, seed:int=0, block_size:int=None,
               names=None, # a label per drafter (default: the folder names)
-              out=None, # folder for bench.json, bench.png, table.md and responses.jsonl (None: nothing written)
+              out=None, # folder for bench.json, bench.png, table.md and responses.jsonl (None: nothing written); see `BenchOut`
               progress:bool=True, command:str=None) -> dict:
     "Measure every drafter on every set as z-lab's harness does; the record (settings, versions, per set and overall numbers)."
     t0 = time.time()
@@ -479,6 +594,9 @@ def run_bench(drafters, # export folders (z-lab format: ours or as published)
     _check_numbers(max_new_tokens, temperature, limit, loop, block_size)
     tdir, tcfg = causal_config(demo_target() if str(target) == 'demo' else target)
     _check_drafters(folders, tcfg, target)
+    for f in folders:
+        if (want := drafter_config(f).get('target')) is not None and not _same_target(want, tdir):
+            print(f"dflash_nb_bench: note: --drafter {f} was trained for the target {want}; it is measured here on {tdir}", file=sys.stderr)
     names, devs, chosen = drafter_names(folders, names), parse_devices(devices), parse_sets(sets)
     per_set = []
     for n, f in chosen:
@@ -488,25 +606,28 @@ def run_bench(drafters, # export folders (z-lab format: ours or as published)
                 temperature=temperature, seed=seed, loop=loop, enable_thinking=enable_thinking, block_size=block_size, baseline=baseline)
     settings = dict(spec, target_arg=str(target), sets=[n for n, _ in chosen], limit=limit, devices=devs,
                     command=command or 'run_bench(...)')
-    if out is not None: out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    log = open(out / 'responses.jsonl', 'w') if out is not None else None
-    pool = Pool(spec, devs)
-    try: rows = _measure(pool, per_set, names, log, progress)
-    finally:
+    log = BenchOut(out, inputs=[tdir]).open() if out is not None else None
+    try:
+        pool = Pool(spec, devs)
+        try: rows = _measure(pool, per_set, names, log, progress)
+        except BaseException: pool.terminate(); raise
         pool.close()
+        rec = _record(spec, settings, per_set, rows, names, folders, devs, t0)
+        if log: log.finish(rec)
+        return rec
+    except (BenchStopped, OSError) as e: e.left = log.left() if log else "nothing was written"; raise
+    finally:
         if log: log.close()
-    rec = _record(spec, settings, per_set, rows, names, folders, devs, t0)
-    if out is not None: write_outputs(rec, out)
-    return rec
 
 # %% ../nbs/07d_bench.ipynb #220dc7bc
 def write_outputs(rec:dict, out) -> None:
-    "`bench.json` (the record), `table.md` (table and details) and `bench.png` (the plot) in `out`."
+    "`bench.json` (the record), `table.md` (table and details) and `bench.png` (the plot) in `out`, each written whole (`write_file`: a new file renamed into place)."
     out = Path(out)
-    _write(out / 'bench.json', lambda p: Path(p).write_text(json.dumps(rec, indent=1) + '\n'))
-    _write(out / 'table.md', lambda p: Path(p).write_text(f"`{rec['command']}`\n\n{bench_table(rec)}\n\n```\n{bench_details(rec)}\n```\n"))
-    import matplotlib; import matplotlib.pyplot as plt
-    fig = plot_bench(rec); fig.savefig(out / 'bench.png', dpi=110); plt.close(fig)
+    write_file(out / 'bench.json', json.dumps(rec, indent=1, allow_nan=False) + '\n')
+    write_file(out / 'table.md', f"`{rec['command']}`\n\n{bench_table(rec)}\n\n```\n{bench_details(rec)}\n```\n")
+    import matplotlib.pyplot as plt
+    fig = plot_bench(rec); buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=110); plt.close(fig)
+    write_file(out / 'bench.png', buf.getvalue())
 
 # %% ../nbs/07d_bench.ipynb #0254f678
 def bench_parser() -> argparse.ArgumentParser:
@@ -533,16 +654,29 @@ def bench_parser() -> argparse.ArgumentParser:
     return p
 
 # %% ../nbs/07d_bench.ipynb #cdea7f87
+def _stop(signum, frame): raise BenchStopped(signum)
+
 def main(argv=None) -> int:
-    "Entry point of `dflash_nb_bench`."
+    "Entry point of `dflash_nb_bench`: exit status 0; 2 and one line for bad input; 1 and one line for a failed write; 128+N for signal N."
     argv = sys.argv[1:] if argv is None else list(argv)
     a = bench_parser().parse_args(argv)
+    err = lambda m: print(f"dflash_nb_bench: {m}", file=sys.stderr)
+    sigs = [signal.SIGTERM, signal.SIGINT] + ([signal.SIGHUP] if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN else [])
+    old = {s: signal.signal(s, _stop) for s in sigs} if threading_main() else {}
     try:
         rec = run_bench(a.drafter, a.target, a.sets, a.max_new_tokens, a.temperature, a.enable_thinking, a.limit, a.devices, a.dtype,
                         a.loop, a.baseline, a.seed, a.block_size, a.names.split(',') if a.names else None, a.out, a.progress,
                         command=shlex.join(['dflash_nb_bench', *argv]))
-    except (BenchError, DataError, TargetError) as e:
-        print(f"dflash_nb_bench: error: {e}", file=sys.stderr); return 2
+    except (BenchError, DataError, TargetError) as e: err(f"error: {e}"); return 2
+    except BenchStopped as e: err(f"stopped by {e}: {e.left}"); return e.status
+    except OSError as e: err(f"error: cannot write {e.filename or a.out}: {e.strerror or e}; {getattr(e, 'left', '')}"); return 1
+    finally:
+        for s, h in old.items(): signal.signal(s, h)
     print(bench_table(rec)); print(); print(bench_details(rec))
+    if n := sum(s['left_out'] for s in rec['sets']):
+        print(f"\nleft out {n} prompt turn(s) longer than the target's context with --max-new-tokens {a.max_new_tokens} (per set: 'left_out' in bench.json)")
     print(f"\nwrote {Path(a.out) / 'bench.json'}, bench.png, table.md, responses.jsonl")
     return 0
+
+# %% ../nbs/07d_bench.ipynb #c3346f92
+if __name__ == '__main__' and '__file__' in globals(): sys.exit(main())   # `python -m dflash_nb.bench`

@@ -11,15 +11,19 @@ import torch
 __all__ = ['EFFORTS', 'prompt_ids', 'is_harmony', 'harmony_answer', 'generate_kwargs', 'effort_kwargs']
 
 # %% ../nbs/00d_chat.ipynb #ab3da181
-from .data import DataError, encode_texts, template_kw, placed_text, tokenizer_specials
+from .data import DataError, chat_kw, encode_texts, template_kw, placed_all, placed_text, tokenizer_specials, tool_problem
 
 # %% ../nbs/00d_chat.ipynb #dfd82dcc
 def _prompt_pieces(tokenizer, messages, kw) -> list:
-    "The generation prompt of `messages` cut into `(text, is_content)` pieces; a content the template rewrites and that holds control-token text is refused."
+    "The generation prompt of `messages` (with their tool calls and `tools`) cut into `(text, is_content)` pieces; a content the template rewrites and that holds control-token text is refused, and so are tool calls or tools the template leaves out."
+    kw = chat_kw(messages, kw)                                   # the record's tool definitions, if any
     render = lambda ms: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=True, **kw)
     text, sp, spans = render(messages), tokenizer_specials(tokenizer), []
+    tool_problem(tokenizer, messages, text, kw, gen=True)
+    placed = placed_all(render, messages, text)                  # one rendering for all (None: each found on its own, quadratic)
     for i, m in enumerate(messages):
-        pos, c = placed_text(render, messages, i, text)
+        if not m['content']: continue                            # a tool call alone: template text
+        pos, c = placed[i] if placed is not None else placed_text(render, messages, i, text)
         if pos >= 0: spans.append((pos, pos + len(c)))
         elif any(t in m['content'] for t in sp): raise DataError(f"turn {i}: control-token text in a {m['role']} turn the template rewrites", 'control-token text')
     out, cur = [], 0

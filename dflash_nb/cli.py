@@ -19,6 +19,7 @@ from .options import (TrainConfig, parse_args, prepare_config, parse_boundaries,
                                resolve_data_path, sliding_kw)
 from .train import Trainer, env_int, reading_line, say_line, tokenize_workers
 from .dataset import WorkerDied
+from .families import family
 
 # %% ../nbs/06b_cli.ipynb #6f76476f
 def _launch_workers(cfg:TrainConfig, given, layout, argv, locked:bool=False) -> int:
@@ -98,14 +99,15 @@ def _check_before_launch(cfg, given):
     "The cheap checks of `Trainer.check_inputs` (options, run folder, files, target, taps, mask, the checkpoint's run), in the launching process."
     from types import SimpleNamespace
     from dflash_nb.targets import demo_target
-    cfg = prepare_config(cfg, given); check_run_dir(Path(cfg.run_dir))
+    cfg = prepare_config(cfg, given)
     target = demo_target() if cfg.target == 'demo' else Path(cfg.target)
+    check_run_dir(Path(cfg.run_dir), inputs=[target, *[resolve_data_path(p) for p in cfg.data.split(',') if p]])   # not the target's or data's folder
     files, tcfg, tok, taps, mask = check_given(cfg, target)
     path = {'auto': lambda: find_checkpoint(cfg.run_dir), 'none': lambda: None}.get(cfg.resume, lambda: Path(cfg.resume))()
     if path is not None:
         D = len(resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes).drafter_ranks)
         now = run_identity(SimpleNamespace(cfg=cfg, tcfg=tcfg, tokenizer=tok, taps=taps, mask_id=mask, target_path=target, layout_D=D,
-                                           layer_types=drafter_layer_types(cfg)), 'model')
+                                           layer_types=drafter_layer_types(cfg), family=family(cfg.drafter)), 'model')
         refuse_other_run(path, checkpoint_meta(path)['identity'], now)
 
 # %% ../nbs/06b_cli.ipynb #79c4a1aa

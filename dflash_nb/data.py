@@ -12,10 +12,10 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['CHAT_TEMPLATES', 'ROLE_ALIASES', 'MAX_RECORD_BYTES', 'PROVENANCE_KIND', 'make_tokenizer', 'tokenizer_fingerprint',
-           'DataError', 'normalize_conversation', 'open_text', 'iter_records', 'LoadReport', 'resolve_paths',
-           'read_dataset_records', 'read_conversations', 'template_kwargs', 'template_kw', 'prompt_text',
-           'tokenizer_specials', 'placed_text', 'encode_texts', 'tokenize_many', 'check_tokenizer',
-           'tokenize_conversation', 'has_pair']
+           'DataError', 'Conversation', 'chat_kw', 'normalize_conversation', 'open_text', 'iter_records', 'LoadReport',
+           'resolve_paths', 'read_dataset_records', 'read_conversations', 'template_kwargs', 'template_kw',
+           'prompt_text', 'tokenizer_specials', 'placed_text', 'placed_all', 'tool_problem', 'encode_texts',
+           'tokenize_many', 'check_tokenizer', 'tokenize_conversation', 'has_pair']
 
 # %% ../nbs/00_data.ipynb #c0b24c5c
 from tokenizers import AddedToken, Tokenizer, models, trainers, pre_tokenizers, decoders
@@ -163,32 +163,59 @@ def _content(v, i):
     return v
 
 # %% ../nbs/00_data.ipynb #05e9c496
+def _tool_calls(v, i):
+    "The `tool_calls` of turn `i` as given (OpenAI form), checked."
+    if not isinstance(v, list) or not v: raise DataError(f"turn {i}: 'tool_calls' must be a non-empty list", 'bad tool call')
+    for j, c in enumerate(v):
+        f = c.get('function') if isinstance(c, dict) else None
+        if not isinstance(f, dict) or not isinstance(f.get('name'), str) or not isinstance(f.get('arguments'), (str, dict)):
+            raise DataError(f"turn {i}: tool call {j} is not {{'function': {{'name': ..., 'arguments': ...}}}} (OpenAI form)", 'bad tool call')
+    return v
+
 def _turn(t, i):
     if not isinstance(t, dict): raise DataError(f"turn {i} must be a JSON object, got {type(t).__name__}", 'not an object')
-    rk, ck = ('role', 'content') if 'role' in t or 'content' in t else ('from', 'value')
-    if rk not in t or ck not in t:
+    rk, ck = ('role', 'content') if 'role' in t or 'content' in t or 'tool_calls' in t else ('from', 'value')
+    calls = t.get('tool_calls')
+    if rk not in t or (ck not in t and calls is None):
         raise DataError(f"turn {i}: no {[k for k in (rk, ck) if k not in t][0]!r} field (fields: {sorted(t)})", 'missing field')
     role = ROLE_ALIASES.get(t[rk].strip().lower()) if isinstance(t[rk], str) else None
     if role is None: raise DataError(f"turn {i}: role {t[rk]!r} is not one of {sorted(ROLE_ALIASES)}", 'unknown role')
-    out = {'role': role, 'content': _content(t[ck], i)}
+    if calls is not None and role != 'assistant': raise DataError(f"turn {i}: 'tool_calls' in a {role} turn", 'bad tool call')
+    out = {'role': role, 'content': '' if calls is not None and t.get(ck) in (None, '') else _content(t.get(ck), i)}  # OpenAI: content null beside tool_calls
+    if calls is not None: out['tool_calls'] = _tool_calls(calls, i)
+    if role == 'tool': out.update({k: t[k] for k in ('tool_call_id', 'name') if isinstance(t.get(k), str)})
     if role == 'assistant' and t.get('finished') is False: out['finished'] = False  # cut at a length limit: no closing token learnt
     return out
+
+# %% ../nbs/00_data.ipynb #f93b23e3
+class Conversation(list):
+    "A normalised conversation: a list of `{'role', 'content'[, 'tool_calls']}` dicts, with the record's tool definitions as `tools` (None: none); a slice keeps them."
+    def __init__(self, msgs=(), tools=None): super().__init__(msgs); self.tools = tools
+    def __getitem__(self, i): return Conversation(super().__getitem__(i), self.tools) if isinstance(i, slice) else super().__getitem__(i)
+    def __reduce__(self): return (Conversation, (list(self), self.tools))
+
+def chat_kw(messages, kw=None) -> dict:
+    "Template arguments `kw` plus the conversation's `tools`, where it has some (every rendering passes them to the template)."
+    tools = getattr(messages, 'tools', None)
+    return {**(kw or {}), **({'tools': tools} if tools else {})}
 
 # %% ../nbs/00_data.ipynb #4b6c6b51
 def normalize_conversation(rec, # one record: `{'messages': [...]}` or `{'conversations': [...]}`
                            require_assistant:bool=True, # training data needs an answer; prompts don't
-                          )->list: # `[{'role', 'content'}, ...]`
-    "One record in OpenAI or ShareGPT form as a list of `{'role', 'content'}` dicts; raises `DataError`."
+                          )->list: # a `Conversation`: `[{'role', 'content'[, 'tool_calls']}, ...]` and its `tools`
+    "One record in OpenAI or ShareGPT form as a list of `{'role', 'content'}` dicts (assistant `tool_calls` and the record's `tools` kept); raises `DataError`."
     if not isinstance(rec, dict): raise DataError(f"a record must be a JSON object, got {type(rec).__name__}", 'not an object')
     key = 'messages' if 'messages' in rec else 'conversations' if 'conversations' in rec else None
     if key is None: raise DataError(f"no 'messages' or 'conversations' field (fields: {sorted(rec)[:10]})", 'missing field')
     if not isinstance(rec[key], list): raise DataError(f"{key!r} must be a list, got {type(rec[key]).__name__}", 'bad type')
     if not rec[key]: raise DataError(f"{key!r} is empty", 'empty conversation')
-    msgs = [_turn(t, i) for i, t in enumerate(rec[key])]
+    msgs, tools = [_turn(t, i) for i, t in enumerate(rec[key])], rec.get('tools')
+    if tools is not None and (not isinstance(tools, list) or not all(isinstance(x, dict) for x in tools)):
+        raise DataError(f"'tools' must be a list of tool definitions (objects), got {type(tools).__name__}", 'bad tools')
     roles = [m['role'] for m in msgs]
     if require_assistant and 'assistant' not in roles: raise DataError(f"roles are {roles}", 'no assistant turn')
     if 'user' not in roles: raise DataError(f"roles are {roles}", 'no user turn')
-    return msgs
+    return Conversation(msgs, tools or None)
 
 # %% ../nbs/00_data.ipynb #e0d9f791
 MAX_RECORD_BYTES = 4 << 20      # a record's bytes: a longer one is a bad record (--max-record-bytes)
@@ -427,7 +454,7 @@ def template_kw(tokenizer, chat_template_kwargs=None)->dict:
 
 def prompt_text(tokenizer, messages, chat_template_kwargs=None)->str:
     "The generation prompt of `messages`: what the target reads before it answers (regeneration and tau use this)."
-    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **template_kw(tokenizer, chat_template_kwargs))
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **chat_kw(messages, template_kw(tokenizer, chat_template_kwargs)))
 
 # %% ../nbs/00_data.ipynb #0648f91d
 def tokenizer_specials(tokenizer)->list:
@@ -458,12 +485,50 @@ def placed_text(render, messages, i, text):
     if p < 0 or text[:p] != t[:p]: return -1, None
     return next(((p, v) for v in (c, c.strip()) if v and text.startswith(v, p)), (-1, None))
 
+# %% ../nbs/00_data.ipynb #9b8ffb15
+def placed_all(render, messages, text):
+    "Where the template puts every message's content in `text`, `[(pos, matched) or None per message]`, from one rendering with a marker in each non-empty content; None where the two renderings do not line up."
+    marks = [f'{_MARK}{i}Q' if m['content'] else None for i, m in enumerate(messages)]
+    try: t = render([{**m, 'content': k} if k else m for m, k in zip(messages, marks)])
+    except Exception: return None
+    out, a, b = [], 0, 0                                         # a: in the marked rendering, b: in `text`
+    for m, k in zip(messages, marks):
+        if k is None: out.append(None); continue
+        p = t.find(k, a)
+        if p < 0 or t.find(k, p + 1) >= 0 or not text.startswith(t[a:p], b): return None
+        b += p - a; c = m['content']
+        v = next((v for v in (c, c.strip()) if v and text.startswith(v, b)), None)
+        if v is None: return None
+        out.append((b, v)); a, b = p + len(k), b + len(v)
+    return out if text[b:] == t[a:] else None
+
+# %% ../nbs/00_data.ipynb #be3ad212
+def tool_problem(tokenizer, messages, text:str, kw:dict, gen:bool=False):
+    "A `DataError` if the chat template's `text` of `messages` (template arguments `kw`) leaves out their tool calls or tool definitions (the same without them)."
+    r = lambda ms, k: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=gen, **k)
+    if any(m.get('tool_calls') for m in messages) and _same(lambda: r([{k: v for k, v in m.items() if k != 'tool_calls'} for m in messages], kw), text):
+        raise DataError("the chat template leaves the assistant's tool calls out (the rendering is the same without them)", 'tool call unsupported')
+    if kw.get('tools') and _same(lambda: r(messages, {k: v for k, v in kw.items() if k != 'tools'}), text):
+        raise DataError("the chat template leaves the tool definitions ('tools') out (the rendering is the same without them)", 'tool call unsupported')
+
+# %% ../nbs/00_data.ipynb #2cfab0a9
+def _gen_prompt(render, messages):
+    "The generation prompt the template adds after the history before the first answer (None if it is not a plain suffix): two renderings, whatever the length."
+    j = next((i for i, m in enumerate(messages) if i and m['role'] == 'assistant'), None)
+    try: h, g = render(messages[:j]), render(messages[:j], True)
+    except Exception: return None
+    return g[len(h):] if j is not None and g.startswith(h) and len(g) > len(h) else None
+
 # %% ../nbs/00_data.ipynb #4efbd9e5
 def _render(tokenizer, messages, kw=None, specials=None):
     "The chat-template text of `messages` and spans `(start, end, supervised, as_text)`: contents as text, answers and their closing token supervised."
-    render = lambda ms, gen=False: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=gen, **(kw or {}))
+    kw = chat_kw(messages, kw)
+    render = lambda ms, gen=False: tokenizer.apply_chat_template(ms, tokenize=False, add_generation_prompt=gen, **kw)
     sp = tokenizer_specials(tokenizer) if specials is None else specials
     text, spans, cur = render(messages), [], 0
+    tool_problem(tokenizer, messages, text, kw)
+    placed, gen = placed_all(render, messages, text), None     # one rendering for every content; None: each on its own (quadratic)
+    if placed is not None: gen = _gen_prompt(render, messages)
     if any(m['role'] == 'tool' for m in messages) and _same(lambda: render([m for m in messages if m['role'] != 'tool']), text):
         raise DataError("the chat template leaves tool turns out (the rendering is the same without them)", 'tool turn unsupported')
     for i, m in enumerate(messages):
@@ -471,11 +536,19 @@ def _render(tokenizer, messages, kw=None, specials=None):
         if ans and (kw or {}).get('enable_thinking') is False and '</think>' in m['content']:
             raise DataError(f"turn {i}: the answer holds reasoning (</think>) but the prompts are non-thinking (enable_thinking=False): "
                             "train with --enable-thinking on, or remove the reasoning", 'thinking mismatch')
-        if ans and i:
+        if ans and i and placed is not None:                     # where the generation prompt ends, if it is right before the turn
+            q = -1 if not gen else text.rfind(gen, cur, placed[i][0]) if placed[i] else text.find(gen, cur)   # a call alone: the next one
+            if q >= 0: head = cur = q + len(gen)
+        elif ans and i:
             try: pre = render(messages[:i], True)
             except Exception: pre = None  # a template may refuse a partial conversation: search from `cur` then
             if pre is not None and text.startswith(pre) and len(pre) >= cur: head = cur = len(pre)
-        pos, c = _find(text, m['content'], cur) if ans else placed_text(render, messages, i, text)  # others: never a look-alike elsewhere
+        calls = ans and m.get('tool_calls')
+        if calls and not m['content']:                            # a call alone: it starts where the answer would
+            if head is None: raise DataError(f"turn {i}: where the chat template puts this tool call cannot be found", 'template error')
+            pos, c = head, ''
+        elif placed is not None: pos, c = placed[i]
+        else: pos, c = _find(text, m['content'], cur) if ans else placed_text(render, messages, i, text)  # others: never a look-alike elsewhere
         if pos < 0:
             if ans: raise DataError(f"turn {i}: the assistant content is not in the chat template's rendering (does the template rewrite it?)", 'template error')
             if m['role'] == 'tool': raise DataError(f"turn {i}: the chat template leaves tool turns out", 'tool turn unsupported')
@@ -484,7 +557,10 @@ def _render(tokenizer, messages, kw=None, specials=None):
         s, e = pos, pos + len(c)
         if head is not None and not any(t in text[head:pos] for t in sp): s = head  # all the target generates after its prompt
         spans.append((s, e, ans, True))
-        close = next((t for t in sp if text.startswith(t, e)), None) if ans and m.get('finished', True) else None  # an answer cut short did not end here
+        if calls:                                                 # the calls follow the content: template text up to the turn's closing token
+            k, t = min(((text.find(t, e), t) for t in sp if text.find(t, e) >= 0), key=lambda x: (x[0], -len(x[1])), default=(len(text), ''))
+            spans.append((e, k + len(t), True, False)); e = k + len(t)
+        close = next((t for t in sp if text.startswith(t, e)), None) if ans and not calls and m.get('finished', True) else None  # an answer cut short did not end here
         if close: spans.append((e, e + len(close), True, False)); e += len(close)
         cur = e
     return text, spans

@@ -387,7 +387,8 @@ def speculative_generate(target_model, # transformers causal LM (or a `Target`),
 def prompt_messages(p, i) -> list:
     "Messages of prompt `i`: a string is one user turn; trailing assistant turns are dropped."
     from dflash_nb.data import normalize_conversation, DataError
-    rec = {'messages': [{'role': 'user', 'content': p}]} if isinstance(p, str) else {'messages': p} if isinstance(p, list) else p
+    tools = {'tools': p.tools} if getattr(p, 'tools', None) else {}               # a conversation read back keeps its tool definitions (00_data)
+    rec = {'messages': [{'role': 'user', 'content': p}]} if isinstance(p, str) else {'messages': p, **tools} if isinstance(p, list) else p
     try: msgs = normalize_conversation(rec, require_assistant=False)
     except DataError as e: raise ValueError(f"prompt {i}: {e}") from None
     while msgs and msgs[-1]['role'] == 'assistant': msgs = msgs[:-1]

@@ -12,18 +12,18 @@ import torch
 from tqdm import tqdm
 
 # %% auto #0
-__all__ = ['IDENTITY', 'LOCK_NAME', 'RegenError', 'read_prompts', 'prompt_key', 'answered_keys', 'select_prompts', 'pick_turns',
-           'plan_batches', 'match_outputs', 'answer_batch', 'read_jsonl_lines', 'batch_estimate', 'part_records',
-           'complete_prefix', 'merge', 'settings_diff', 'out_paths', 'saved_settings', 'check_resume', 'set_aside',
-           'OutLock', 'visible_gpus', 'worker_env', 'parse_args', 'PartCounter', 'provenance', 'say_line', 'regen',
-           'main']
+__all__ = ['IDENTITY', 'LOCK_NAME', 'RegenError', 'read_prompts', 'prompt_key', 'held_key', 'answered_keys', 'select_prompts',
+           'pick_turns', 'plan_batches', 'match_outputs', 'answer_batch', 'read_jsonl_lines', 'batch_estimate',
+           'part_records', 'complete_prefix', 'merge', 'settings_diff', 'out_paths', 'saved_settings', 'check_resume',
+           'set_aside', 'OutLock', 'visible_gpus', 'worker_env', 'parse_args', 'PartCounter', 'provenance', 'say_line',
+           'check_outdir', 'regen', 'main']
 
 # %% ../nbs/00a_regen.ipynb #3bbd7132
 import dflash_nb
 from .data import DataError, iter_records, normalize_conversation, open_text, template_kwargs
 from .answers import regenerate, write_jsonl
 from .targets import TargetError, demo_target, load_tokenizer
-from .run import threading_main, libc_handle, tie_to
+from .run import threading_main, libc_handle, tie_to, run_dir_overlap
 from .chat import EFFORTS, effort_kwargs, is_harmony
 
 # %% ../nbs/00a_regen.ipynb #2ba35978
@@ -55,18 +55,23 @@ def _context(rec, turns:str='all') -> list:
     return [[m['role'], m['content']] for m in ms[:(u[0] if turns == 'first' else u[-1]) + 1]]
 
 def prompt_key(rec, turns:str='all') -> str:
-    "What identifies a prompt across files: sha256 of its whole context and its `chat` and `turn`; the key an answer of this command carries."
-    if isinstance(rec.get('prompt_key'), str): return rec['prompt_key']
+    "What identifies a prompt across files: sha256 of its whole context and its `chat` and `turn`, computed from the messages it holds (a `prompt_key` field is never read here); the key an answer of this command carries."
     return hashlib.sha256(json.dumps([_context(rec, turns), rec.get('chat'), rec.get('turn')], ensure_ascii=False).encode()).hexdigest()
 
-# %% ../nbs/00a_regen.ipynb #d5355cb0
-def answered_keys(files) -> set:
-    "The `prompt_key` of every record of the answer `files` (what `--skip` leaves out)."
-    return {prompt_key(r) for f in files for r in read_prompts(f)}
+def held_key(rec, turns:str='all') -> str:
+    "sha256 of the system and user turns of `rec` up to the user turn answered, with its `chat` and `turn`: the prompt a record holds, whoever wrote its earlier answers."
+    ctx = [c for c in _context(rec, turns) if c[0] != 'assistant']
+    return hashlib.sha256(json.dumps([ctx, rec.get('chat'), rec.get('turn')], ensure_ascii=False).encode()).hexdigest()
 
-def select_prompts(recs, skip=frozenset(), limit:int=None, turns:str='all') -> list:
-    "The records whose key (under `turns`) is not in `skip`, the first `limit` of them, in file order."
-    return [r for r in recs if prompt_key(r, turns) not in skip][:limit]
+# %% ../nbs/00a_regen.ipynb #d5355cb0
+def answered_keys(files, turns:str='all') -> dict:
+    "`{prompt key: held_key}` of every record of the answer `files` (what `--skip` leaves out): the `prompt_key` an answer of this command carries (its earlier answers are the target's), else its content's key; both under the run's `turns`."
+    return {(r['prompt_key'] if isinstance(r.get('prompt_key'), str) else prompt_key(r, turns)): held_key(r, turns) for f in files for r in read_prompts(f)}
+
+def select_prompts(recs, skip=None, limit:int=None, turns:str='all') -> list:
+    "The records not answered in `skip` (`answered_keys`: a record is answered when its key is there and the answer holds the same prompt), the first `limit` of them, in file order."
+    skip = skip or {}
+    return [r for r in recs if skip.get(prompt_key(r, turns)) != held_key(r, turns)][:limit]
 
 # %% ../nbs/00a_regen.ipynb #2f2314a1
 def pick_turns(recs, turns:str='auto') -> str:
@@ -496,7 +501,10 @@ def _inputs(a) -> tuple:
     "The prompts to answer (after --skip and --limit), the target's folder, and the settings the answers depend on."
     recs, skip = read_prompts(a.prompts), [s.strip() for s in a.skip.split(',') if s.strip()]
     turns = pick_turns(recs, a.turns)
-    todo = select_prompts(recs, answered_keys(skip), a.limit, turns)
+    if turns == 'all' and (k := next((k for k, r in enumerate(recs) if any(m.get('tool_calls') for m in normalize_conversation(r, require_assistant=False))), None)) is not None:
+        raise RegenError(f"{a.prompts}: record {k + 1}: an assistant turn calls tools and the tool results after it answer those calls; "
+                         "--turns all would replace the calls with the target's answers: use --turns first")
+    todo = select_prompts(recs, answered_keys(skip, turns), a.limit, turns)
     path, tok, kw, keep = _target(a)
     st = dict(prompts=a.prompts, prompts_sha256=_sha256(a.prompts), skip=skip, skip_sha256=[_sha256(s) for s in skip],
               limit=a.limit, records=len(todo), model='dflash_nb.targets.demo_target()' if a.target == 'demo' else a.target,
@@ -666,6 +674,15 @@ def _closing(rec:dict, dst, meta, parts) -> str:
     return done + (f"; not attempted yet: {c['records'] - c['answered'] - c['left_out']:,} (complete prefix {c['complete_prefix']:,}); the part files are kept "
                    f"in {parts}: run the same command again to answer the rest")
 
+# %% ../nbs/00a_regen.ipynb #65dc6474
+def check_outdir(outdir, target, dst, meta, inputs=()):
+    "A `RegenError` if `outdir` is, holds or sits inside the target's folder (or any model's), or if the answers `dst` or their record `meta` would be an input (`inputs`: the prompt and --skip files) or a file this command did not write."
+    if why := run_dir_overlap(outdir, [target]): raise RegenError(f"{outdir}: {why}; the answers need a folder of their own: choose another OUTDIR")
+    for f in (dst, meta):
+        if any(Path(f).resolve() == Path(i).resolve() for i in inputs): raise RegenError(f"{f} is an input of this command: choose another --name")
+    if meta.exists() and (_read_json(meta) or {}).get('kind') != 'dflash_nb_regen provenance':
+        raise RegenError(f"{meta} exists and is no provenance record of dflash_nb_regen: it is never written over; choose another --name or OUTDIR")
+
 # %% ../nbs/00a_regen.ipynb #705cf84d
 def regen(a, argv, start:float, prog:str='dflash_nb_regen', sig=None) -> int:
     "Run `dflash_nb_regen` with the parsed options `a`; `sig`: the `_Signals` installed by `main` (a signal stops the processes in order once they run)."
@@ -675,6 +692,7 @@ def regen(a, argv, start:float, prog:str='dflash_nb_regen', sig=None) -> int:
     gpus, command = visible_gpus(a.device), ' '.join([prog, shlex.join(list(argv))])
     name = a.name or Path(a.prompts).name.split('.')[0] + ('_greedy' if a.temperature == 0 else f'_t{a.temperature:g}_s{a.seed}')
     dst, meta, parts = out_paths(a.outdir, name)
+    check_outdir(a.outdir, path, dst, meta, [a.prompts, *st['skip']])
     with OutLock(a.outdir).acquire(command) as lock:
         if a.restart and (aside := set_aside(a.outdir, name)):
             say_line(f"--restart: the earlier run of {name} is kept in {aside[0]}/ ({aside[1]:,} answers in {aside[0] / dst.name}: --skip takes it)")

@@ -10,13 +10,14 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['RUN_NAMES', 'LOCK_NAME', 'HELD_NAME', 'planted_links', 'link_refusal', 'check_run_dir', 'open_nofollow', 'write_file',
-           'RunLock', 'set_aside', 'pause_point', 'save_checkpoint', 'safetensors_header', 'checkpoint_problem',
-           'latest_entry', 'find_checkpoint', 'load_checkpoint', 'clean_leftovers', 'roll_back', 'SaveError',
-           'out_of_space', 'human_size', 'weights_fingerprint', 'file_sha256', 'weights_sha256', 'config_fingerprint',
-           'data_fingerprint', 'drafter_identity', 'run_identity', 'checkpoint_meta', 'software_versions',
-           'refuse_other_run', 'StopRun', 'stop_status', 'stop_signals', 'StopFlag', 'threading_main', 'libc_handle',
-           'tie_to', 'watch_launcher', 'run_status', 'launch_torchrun']
+__all__ = ['RUN_NAMES', 'LOCK_NAME', 'HELD_NAME', 'planted_links', 'link_refusal', 'model_config', 'run_dir_overlap',
+           'check_run_dir', 'open_nofollow', 'write_file', 'RunLock', 'set_aside', 'pause_point', 'save_checkpoint',
+           'safetensors_header', 'checkpoint_problem', 'latest_entry', 'find_checkpoint', 'load_checkpoint',
+           'clean_leftovers', 'roll_back', 'SaveError', 'unwritable', 'out_of_space', 'human_size',
+           'weights_fingerprint', 'file_sha256', 'weights_sha256', 'config_fingerprint', 'data_fingerprint',
+           'drafter_identity', 'run_identity', 'checkpoint_meta', 'software_versions', 'refuse_other_run', 'StopRun',
+           'stop_status', 'stop_signals', 'StopFlag', 'threading_main', 'libc_handle', 'tie_to', 'watch_launcher',
+           'run_status', 'launch_torchrun']
 
 # %% ../nbs/05a_run.ipynb #e2da7bf0
 from .layout import ConfigError, torchrun_workers, proc_start, stop_code, read_status
@@ -39,11 +40,42 @@ def link_refusal(*paths) -> str:
     return (f"{names}: {'a symbolic link' if len(paths) == 1 else 'symbolic links'} where the run writes; a run never writes through a "
             "link in its folder (planted there, it would make the run overwrite what it points to): remove it, or choose another --run-dir")
 
+# %% ../nbs/05a_run.ipynb #f27509f0
+def model_config(folder) -> str|None:
+    "`model_type` (or the first of `architectures`) that `folder/config.json` names: the folder holds a model (or a model's config); else None."
+    try: c = json.loads((Path(folder) / 'config.json').read_text())
+    except (OSError, ValueError): return None
+    if not isinstance(c, dict): return None
+    return c.get('model_type') or (c.get('architectures') or [None])[0]
+
+def _has_weights(folder:Path) -> bool:
+    return any(any(folder.glob(g)) for g in ('*.safetensors', '*.safetensors.index.json', 'pytorch_model*.bin', '*.gguf'))
+
+# %% ../nbs/05a_run.ipynb #bd223cfe
+def _inside(a:Path, b:Path) -> bool: return a == b or b in a.parents
+
+def run_dir_overlap(d, inputs=(), what:str='run') -> str|None:
+    "Why folder `d` must not take a `what`'s files: it is, contains or sits inside a folder of `inputs` (a file of `inputs`: it holds it at a name the run writes), holds a model or sits inside one; else None."
+    d = Path(d).expanduser().resolve()
+    for p in inputs:
+        if p is None or not Path(p).expanduser().exists(): continue
+        q = Path(p).expanduser().resolve()
+        if q.is_dir():
+            if d == q: return f"is the folder of {p}"
+            if _inside(d, q): return f"sits inside the folder of {p}"
+            if _inside(q, d): return f"contains {p}"
+        elif _inside(q, d) and any(_inside(q, d / n) for n in RUN_NAMES): return f"holds {p} where a {what} writes"
+    for f in [d, *d.parents]:
+        if (m := model_config(f)) and (f == d or _has_weights(f)):
+            return (f"holds a model ({f / 'config.json'} names {m!r})" if f == d else f"sits inside the model folder {f} ({m})")
+    return None
+
 # %% ../nbs/05a_run.ipynb #d001f4ef
-def check_run_dir(d):
-    "The run folder exists (it is created) and is writable, and no name the run writes in it is a symbolic link; else a `ConfigError`."
+def check_run_dir(d, inputs=()):
+    "The run folder exists (it is created) and is writable, is no model's or input's folder (`run_dir_overlap`, `inputs`: the target, the data), and no name the run writes in it is a symbolic link; else a `ConfigError`."
     d = Path(d)
     if d.exists() and not d.is_dir(): raise ConfigError(f"--run-dir {d}: exists and is not a folder; choose another --run-dir")
+    if why := run_dir_overlap(d, inputs): raise ConfigError(f"--run-dir {d}: {why}; a run writes and moves aside files in its folder: choose another --run-dir")
     try:
         d.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix='.write-test-', dir=d); os.close(fd); os.unlink(probe)   # a new name: never a planted one
@@ -86,8 +118,8 @@ def _holder(path) -> dict:
 
 # %% ../nbs/05a_run.ipynb #29f1d61c
 class RunLock:
-    "An exclusive `flock` on `run_dir/run.lock` (also named `.run.lock.held`) for one live run, the file naming its holder; the kernel drops it when the holder dies."
-    def __init__(self, run_dir): self.run_dir, self.fd = Path(run_dir), None
+    "An exclusive `flock` on the run folder itself and on `run_dir/run.lock` (also named `.run.lock.held`) for one live run, the file naming its holder; the kernel drops both when the holder dies."
+    def __init__(self, run_dir): self.run_dir, self.fd, self.dir_fd = Path(run_dir), None, None
     @property
     def path(self) -> Path: return self.run_dir / LOCK_NAME
 
@@ -98,11 +130,14 @@ class RunLock:
         if d.exists() and not d.is_dir(): raise ConfigError(f"--run-dir {d}: exists and is not a folder; choose another --run-dir")
         try: d.mkdir(parents=True, exist_ok=True)
         except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
-        self._refuse_if_held(d / HELD_NAME)                      # a live holder whose run.lock was deleted
-        try: fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
-        except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
-        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError: os.close(fd); raise ConfigError(self.busy(_holder(self.path))) from None
+        self._lock_folder()                                      # holds even when both lock files are deleted
+        try:
+            self._refuse_if_held(d / HELD_NAME)                  # a live holder whose run.lock was deleted
+            try: fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT)
+            except OSError as e: raise ConfigError(f"--run-dir {d}: cannot write there ({e.strerror or e}); choose another --run-dir") from None
+            try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError: os.close(fd); raise ConfigError(self.busy(_holder(self.path))) from None
+        except BaseException: self._unlock_folder(); raise
         me = dict(pid=os.getpid(), host=socket.gethostname(), since=datetime.datetime.now().isoformat(' ', 'seconds'),
                   command=' '.join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else '')
         os.ftruncate(fd, 0); os.write(fd, json.dumps(me).encode()); self.fd = fd
@@ -113,6 +148,8 @@ class RunLock:
         "The refusal: who holds the folder, since when, and the ways on."
         who = f"pid {h.get('pid', '?')} on {h.get('host', '?')}, since {h.get('since', '?')}"
         cmd = h.get('command', ''); cmd = cmd if len(cmd) <= 160 else cmd[:157] + '...'
+        if not h: return (f"--run-dir {self.run_dir}: in use by another run (its lock files were deleted, the run goes on); "
+                          "wait for it to end, stop it (kill -TERM saves and stops it), or choose another --run-dir")
         return (f"--run-dir {self.run_dir}: in use by another run ({who}: {cmd}{'; its run.lock was deleted, the run goes on' if deleted else ''}); "
                 f"wait for it to end, stop it (kill -TERM {h.get('pid', '<pid>')} saves and stops it), or choose another --run-dir")
 
@@ -123,6 +160,7 @@ class RunLock:
         with contextlib.suppress(OSError):
             if _same_file(self.run_dir / HELD_NAME, self.fd): (self.run_dir / HELD_NAME).unlink()
         fcntl.flock(self.fd, fcntl.LOCK_UN); os.close(self.fd); self.fd = None
+        self._unlock_folder()
     def __enter__(self): return self if self.fd is not None else self.acquire()
     def __exit__(self, *exc): self.release()
 
@@ -131,6 +169,20 @@ def _same_file(path, fd:int) -> bool:
     "Whether `path` (not followed if a link) is the file open as `fd`."
     a, b = os.stat(path, follow_symlinks=False), os.fstat(fd)
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+def _lock_folder(self:RunLock):
+    "Take an exclusive `flock` on the run folder itself, or refuse (a `ConfigError` naming the holder, from whichever lock file is left)."
+    import fcntl
+    try: self.dir_fd = os.open(self.run_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as e: raise ConfigError(f"--run-dir {self.run_dir}: cannot use it ({e.strerror or e}); choose another --run-dir") from None
+    try: fcntl.flock(self.dir_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(self.dir_fd); self.dir_fd = None
+        left = [p for p in (self.path, self.run_dir / HELD_NAME) if p.exists()]
+        raise ConfigError(self.busy(_holder(left[0]) if left else {}, deleted=not self.path.exists())) from None
+
+def _unlock_folder(self:RunLock):
+    if self.dir_fd is not None: os.close(self.dir_fd); self.dir_fd = None       # closing drops the flock
 
 def _refuse_if_held(self:RunLock, held:Path):
     "Refuse (a `ConfigError` naming the holder) if the lock's second name is locked by a live run; a dead holder's is left to be replaced."
@@ -151,7 +203,7 @@ def _name_twice(self:RunLock):
         if _same_file(tmp, self.fd): os.replace(tmp, self.run_dir / HELD_NAME)
     except OSError: pass
     finally: tmp.unlink(missing_ok=True)
-RunLock._refuse_if_held, RunLock._name_twice = _refuse_if_held, _name_twice
+RunLock._refuse_if_held, RunLock._name_twice, RunLock._lock_folder, RunLock._unlock_folder = _refuse_if_held, _name_twice, _lock_folder, _unlock_folder
 
 # %% ../nbs/05a_run.ipynb #4c48747a
 def _previous(run_dir:Path) -> Path:
@@ -168,6 +220,8 @@ def set_aside(run_dir, say=print):
     names = ('checkpoints', 'export', 'metrics.jsonl', 'eval', 'tensorboard', 'wandb', 'config.json', 'summary.json', 'eval_final.json', 'data_report.json')
     old = [run_dir / n for n in names if (run_dir / n).exists() or (run_dir / n).is_symlink()]
     if not old: return None
+    if m := model_config(run_dir): raise ConfigError(f"--run-dir {run_dir}: its config.json is a model's ({m}), not a run's: "
+                                                     "a run never moves or writes over a file it did not write; choose another --run-dir")
     dst = _previous(run_dir)
     for p in old: shutil.move(str(p), str(dst / p.name))
     say(f"{run_dir} held an earlier run's records: moved to {dst.name}/ (a fresh start; --resume auto continues a run)")
@@ -190,10 +244,15 @@ def pause_point(phase:str, flag=None):
 def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, meta:dict=None) -> Path:
     "Atomically write checkpoint `step` (safetensors `tensors`, torch-saved `objects`, small JSON `meta`), point `latest` at it, keep `keep` up to it."
     from safetensors.torch import save_file
-    root = Path(run_dir) / 'checkpoints'; root.mkdir(parents=True, exist_ok=True)
-    if root.is_symlink(): raise ConfigError(link_refusal(root))
-    final, tmp = root / f'step_{step:07d}', Path(tempfile.mkdtemp(prefix=f'.tmp-step_{step:07d}-', dir=root))   # a new folder: nothing planted in it
+    root = Path(run_dir) / 'checkpoints'; final = root / f'step_{step:07d}'
     tensors = {k: v.detach().float().cpu().contiguous() for k, v in tensors.items()}
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if root.is_symlink(): raise ConfigError(link_refusal(root))
+        tmp = Path(tempfile.mkdtemp(prefix=f'.tmp-step_{step:07d}-', dir=root))   # a new folder: nothing planted in it
+    except OSError as e:
+        if not (out_of_space(e) or unwritable(e)): raise
+        raise SaveError(_save_message(e, root, final, tensors)) from None
     try:
         save_file(tensors, tmp / 'drafter.safetensors')
         pause_point('saving')                                     # tests: a signal lands half-way through a save
@@ -203,8 +262,8 @@ def save_checkpoint(run_dir, step:int, tensors:dict, objects:dict, keep:int=2, m
         os.chmod(tmp, 0o755)
     except (OSError, RuntimeError) as e:
         shutil.rmtree(tmp, ignore_errors=True)
-        if not out_of_space(e): raise
-        raise SaveError(_no_space_message(root, final, tensors)) from None
+        if not (out_of_space(e) or unwritable(e)): raise
+        raise SaveError(_save_message(e, root, final, tensors)) from None
     write_file(root / 'latest', final.name)
     if final.is_symlink(): final.unlink()
     elif final.exists(): shutil.rmtree(final)
@@ -331,6 +390,10 @@ def roll_back(run_dir, step:int, say=print) -> list:
 class SaveError(RuntimeError):
     "A checkpoint could not be written (the disk is full): the message names the folder, the space free and the space needed."
 
+def unwritable(e:Exception) -> bool:
+    "Whether `e` is a write refused by the file system: read-only (EROFS) or without permission (EACCES, EPERM)."
+    return isinstance(e, OSError) and e.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+
 def out_of_space(e:Exception) -> bool:
     "Whether `e` is a write that failed for lack of space: ENOSPC/EDQUOT, or torch's zip writer cut short."
     if isinstance(e, OSError): return e.errno in (errno.ENOSPC, errno.EDQUOT)
@@ -339,6 +402,13 @@ def out_of_space(e:Exception) -> bool:
 # %% ../nbs/05a_run.ipynb #f9beff34
 def human_size(n:float) -> str:
     return next((f"{n / f:,.1f} {u}" for f, u in ((1e9, 'GB'), (1e6, 'MB'), (1e3, 'kB')) if n >= f), f"{n:,.0f} bytes")
+
+def _save_message(e:Exception, root:Path, final:Path, tensors:dict) -> str:
+    "The one line of a save that failed: out of space (`_no_space_message`), or a folder the file system does not let it write."
+    if out_of_space(e): return _no_space_message(root, final, tensors)
+    last = latest_entry(root) if root.is_dir() else None
+    return (f"cannot write checkpoint {final}: {e.strerror or e} ({getattr(e, 'filename', None) or root}): make it writable or use another --run-dir; "
+            + (f"the latest complete checkpoint is still {last}" if last else "no checkpoint was written yet"))
 
 def _no_space_message(root:Path, final:Path, tensors:dict) -> str:
     "What a save that ran out of space says: the checkpoint, the free space, the space a checkpoint needs, the latest complete one."
@@ -487,12 +557,12 @@ def stop_status(why) -> int:
 
 # %% ../nbs/05a_run.ipynb #692bc30d
 def stop_signals() -> list:
-    "The signals that stop a run: SIGTERM, SIGINT, and SIGHUP unless this process ignores it (started under `nohup`)."
-    return [signal.SIGTERM, signal.SIGINT] + ([signal.SIGHUP] if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN else [])
+    "The signals that stop a run: SIGTERM, SIGINT, SIGUSR1 and SIGUSR2 (SLURM's pre-emption warnings, `--signal=USR1@T`), and SIGHUP unless this process ignores it (started under `nohup`)."
+    return [signal.SIGTERM, signal.SIGINT, signal.SIGUSR1, signal.SIGUSR2] + ([signal.SIGHUP] if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN else [])
 
 # %% ../nbs/05a_run.ipynb #a543e568
 class StopFlag:
-    "SIGTERM/SIGINT/SIGHUP stop the run: `StopRun` at once in a phase with nothing to save, else a flag polled at step boundaries; a second signal (a second or more later) exits at once."
+    "The signals of `stop_signals` (SIGTERM, SIGINT, SIGUSR1/2, SIGHUP) stop the run: `StopRun` at once in a phase with nothing to save, else a flag polled at step boundaries; a second signal (a second or more later) exits at once."
     current = None                      # the flag installed in this process
     def __init__(self): self.signal, self.time, self.peers, self.phase, self.deferred, self.pid, self.old = None, None, None, 'starting', False, os.getpid(), {}
     def __bool__(self): return self.signal is not None
@@ -530,7 +600,7 @@ class StopFlag:
         finally: self.phase, self.deferred = old
 
     def install(self):
-        "Handle SIGTERM, SIGINT and SIGHUP (unless ignored: `nohup`) in this process (main thread only) until `uninstall`."
+        "Handle `stop_signals()` (SIGHUP unless ignored: `nohup`) in this process (main thread only) until `uninstall`."
         self.old = {s: signal.signal(s, self._handle) for s in stop_signals()}
         StopFlag.current = self
         return self
@@ -579,7 +649,7 @@ def run_status(rc:int, reported:int|None, forwarded:list) -> int:
 
 # %% ../nbs/05a_run.ipynb #d3a0a267
 def launch_torchrun(cmd, locked:bool=False) -> int:
-    "Run torchrun (`cmd`) in a session of its own, tied to this process; forward SIGTERM/SIGINT/SIGHUP to each worker once; the run's exit status."
+    "Run torchrun (`cmd`) in a session of its own, tied to this process; forward the `stop_signals` to each worker once; the run's exit status."
     import tempfile
     box, me, libc = Path(tempfile.mkdtemp(prefix='dflash_status_')), os.getpid(), libc_handle()
     env = {**os.environ, 'DFLASH_NB_LAUNCHER': f'{me} {proc_start(me)}', 'DFLASH_NB_STATUS': str(box / 'status'),

@@ -11,7 +11,8 @@ import torch
 import torch.distributed as dist
 
 # %% auto #0
-__all__ = ['env_int', 'say_line', 'Trainer', 'reading_line', 'tokenize_workers', 'tqdm_write', 'bar_paused', 'export_layout']
+__all__ = ['env_int', 'say_line', 'Trainer', 'reading_line', 'tokenize_workers', 'tqdm_write', 'bar_paused', 'target_record',
+           'export_layout']
 
 # %% ../nbs/06_train.ipynb #8bb9e227
 from .optim import lr_factor, lr_factor_at, MasterAdamW
@@ -92,7 +93,7 @@ def _first_then_rest(self:Trainer, fn):
 Trainer.first_then_rest = _first_then_rest
 
 # %% ../nbs/06_train.ipynb #a60429c0
-Trainer.check_run_dir = lambda self: check_run_dir(self.run_dir)   # 05a_run: created if need be, writable
+Trainer.check_run_dir = lambda self: check_run_dir(self.run_dir, inputs=[*([Path(self.cfg.target)] if self.cfg.target != 'demo' else []), *[resolve_data_path(p) for p in self.cfg.data.split(',') if p]])   # 05a_run: created if need be, writable, no input's folder
 
 # %% ../nbs/06_train.ipynb #e2479787
 Trainer.identity_of = run_identity              # 05a_run: what defines the run, 'model' then 'data'
@@ -838,6 +839,12 @@ def _tau_line(step:int, r, where:str='') -> str:
     return f"step {step}: tau {a} {va:.2f} ({b} {vb:.2f}, {r.protocol} protocol) on {len(r.stats)} held-out prompts{where}"
 
 # %% ../nbs/06_train.ipynb #da89f1c4
+def target_record(path) -> dict:
+    "What an export records of the target it was trained for: its folder and the sha256 of its config.json."
+    import hashlib
+    p = Path(path)
+    return {'path': str(p), 'config_sha256': hashlib.sha256((p / 'config.json').read_bytes()).hexdigest() if (p / 'config.json').is_file() else None}
+
 def export_layout(c) -> str|None:
     "The layout the exports of run options `c` are rewritten in: `--export-layout`, or with 'auto' the one its `--init-from` release came in; None: the family's own."
     if c.export_layout != 'auto': return c.export_layout
@@ -865,6 +872,7 @@ def _export(self:Trainer, name:str, drafter=None):
             if (lay := export_layout(self.cfg)): write_layout(d, lay)                         # or the release's it started from
             if self.cfg.init_from: _note_start(d, self.cfg.init_from)
             cfg = json.loads((d / 'config.json').read_text()); cfg['chat_template_kwargs'] = self.template_kwargs
+            cfg['target'] = target_record(self.target_path)             # what it was trained for: the bench notes another target (07d)
             write_file(d / 'config.json', json.dumps(cfg, indent=2) + '\n')   # last: an export is whole once its config names them
         except (OSError, RuntimeError) as e:
             shutil.rmtree(d, ignore_errors=True)
