@@ -11,8 +11,8 @@ import torch
 from tqdm.auto import tqdm
 
 # %% auto #0
-__all__ = ['SETS', 'NOT_SHIPPED', 'DRAFTER_CLASSES', 'BenchError', 'bench_dir', 'read_instances', 'resolve_set', 'parse_sets',
-           'zlab_subset', 'zlab_prompt_text', 'zlab_prompt_ids', 'turn_messages', 'drafter_config',
+__all__ = ['SETS', 'NOT_SHIPPED', 'BenchError', 'bench_dir', 'read_instances', 'resolve_set', 'parse_sets', 'zlab_subset',
+           'zlab_prompt_text', 'zlab_prompt_ids', 'turn_messages', 'drafter_architectures', 'drafter_config',
            'drafter_architecture', 'load_drafter', 'fit_problems', 'config_sha256', 'reference_counted', 'BenchLoop',
            'load_bench_target', 'logits_problem', 'Runner', 'Pool', 'parse_devices', 'summarize', 'bench_table',
            'bench_details', 'plot_bench', 'drafter_names', 'BenchStopped', 'BenchOut', 'run_bench', 'write_outputs',
@@ -25,6 +25,7 @@ from .targets import TargetError, causal_config, demo_target, load_tokenizer, re
 from .evaluate import AcceptanceResult, device_of, draft_logits, draft_settings, speculative_generate, tapped_hidden
 from .fast import FastDecoder, fast_unsupported
 from .run import pause_point, run_dir_overlap, safetensors_header, threading_main, write_file
+from .families import FAMILIES, release_layout, load_drafter as load_any_drafter
 
 # %% ../nbs/07d_bench.ipynb #deeae9c7
 class BenchError(ValueError):
@@ -128,7 +129,9 @@ def turn_messages(inst:dict, answers:list) -> list:
     return msgs + [{'role': 'user', 'content': inst['turns'][len(answers)]}]
 
 # %% ../nbs/07d_bench.ipynb #0735e9be
-DRAFTER_CLASSES = {'DFlashDraftModel': 'dflash_nb.drafter:DFlashDrafter', 'DFlash2DraftModel': 'dflash_nb.dflash2:DFlash2Drafter'}
+def drafter_architectures() -> list[str]:
+    "Every export architecture a drafter family reads (`03g_families`), in every released layout."
+    return [a for f in FAMILIES.values() for lay in f.layouts for a in lay.architectures]
 
 # %% ../nbs/07d_bench.ipynb #4e76b1d4
 def drafter_config(folder) -> dict:
@@ -149,18 +152,17 @@ def drafter_architecture(cfg:dict) -> str:
     return (cfg.get('architectures') or ['DFlashDraftModel'])[0]
 
 # %% ../nbs/07d_bench.ipynb #420543d9
-def _drafter_class(arch:str, folder):
-    if arch not in DRAFTER_CLASSES: raise BenchError(f"--drafter {folder}: architecture {arch!r}; this bench loads {', '.join(DRAFTER_CLASSES)}")
-    mod, name = DRAFTER_CLASSES[arch].split(':')
-    try: return getattr(importlib.import_module(mod), name)
-    except (ImportError, AttributeError): raise BenchError(f"--drafter {folder}: a {arch} needs {mod}.{name}, which dflash_nb {dflash_nb.__version__} does not have") from None
+def _drafter_family(arch:str, folder):
+    "The family that reads architecture `arch`; a `BenchError` naming the ones there are."
+    try: return release_layout({'architectures': [arch]})[0]
+    except ValueError: raise BenchError(f"--drafter {folder}: architecture {arch!r}; this bench loads {', '.join(drafter_architectures())}") from None
 
 def load_drafter(folder, device='cpu', dtype=None):
-    "Any DFlash export folder (ours, or as published), loaded by the class its `architectures` names, in eval mode."
+    "Any drafter export folder (ours, or as published, in any layout of its family), loaded through its family (`03g_families`), in eval mode."
     cfg = drafter_config(folder)
-    cls = _drafter_class(drafter_architecture(cfg), folder)
-    try: return cls.from_pretrained(Path(folder).expanduser(), device=device, dtype=dtype).eval()
-    except (FileNotFoundError, ValueError, KeyError, TypeError) as e: raise BenchError(f"--drafter {folder}: {e}") from None
+    _drafter_family(drafter_architecture(cfg), folder)
+    try: return load_any_drafter(Path(folder).expanduser(), device=device, dtype=dtype).eval()
+    except (FileNotFoundError, ValueError, KeyError, TypeError, RuntimeError) as e: raise BenchError(f"--drafter {folder}: {e}") from None
 
 # %% ../nbs/07d_bench.ipynb #573a0bbb
 def fit_problems(cfg:dict, target_config) -> list:
@@ -450,7 +452,7 @@ def drafter_names(folders, names=None) -> list:
 def _check_drafters(folders, target_cfg, target) -> None:
     for f in folders:
         c = drafter_config(f)
-        _drafter_class(drafter_architecture(c), f)
+        _drafter_family(drafter_architecture(c), f)
         if p := fit_problems(c, target_cfg): raise BenchError(f"--drafter {f} does not fit the target {target}: {'; '.join(p)}")
 
 # %% ../nbs/07d_bench.ipynb #b2489fac
