@@ -365,6 +365,7 @@ def summarize(rows:list, temperature:float=0.0) -> dict:
     res = AcceptanceResult(stats[0].block_size, temperature, stats, protocol='reference')
     tpot = [s.decode_s / max(s.n_new, 1) for s in stats]
     d = dict(responses=len(stats), steps=res.steps, tokens=res.tokens, tau=_f(res.tau_prompt_mean), tau_pooled=_f(res.tau_pooled),
+             drafts_per_step=_f(res.tau_pooled - 1),   # the third convention: accepted drafts a verify step, the bonus token left out
              histogram=[_f(x) for x in res.histogram], per_position=[_f(x) for x in res.per_position],
              per_position_conditional=[_f(x) for x in res.per_position_conditional], tokens_per_s=_f(1 / max(np.mean(tpot), 1e-12)))
     base = [r['baseline'] for r in rows if 'baseline' in r]
@@ -378,18 +379,19 @@ def summarize(rows:list, temperature:float=0.0) -> dict:
 def _fmt(x, spec:str) -> str: return '-' if x is None else format(x, spec)
 
 def bench_table(rec:dict) -> str:
-    "The record's table (markdown): per set and overall, each drafter's tau both ways (named: the per-prompt mean z-lab reports, and pooled), tokens/s and speedup."
+    "The record's table (markdown): per set and overall, each drafter's tau in the three conventions the field uses (named: the per-prompt mean z-lab reports, pooled as SpecForge and the engines count it, and the accepted drafts a step without the bonus token), tokens/s and speedup."
     names = [d['name'] for d in rec['drafters']]
     lab = (lambda m, n: m) if len(names) == 1 else (lambda m, n: f"{m} ({n})")
     base = rec['settings']['baseline']
-    cols = [('tau per-prompt mean (z-lab)', 'tau', '.2f'), ('tau pooled', 'tau_pooled', '.2f'), ('tok/s', 'tokens_per_s', '.1f')]
+    cols = [('tau per-prompt mean (z-lab)', 'tau', '.2f'), ('tau pooled (engines)', 'tau_pooled', '.2f'),
+            ('drafts/step, no bonus', 'drafts_per_step', '.2f'), ('tok/s', 'tokens_per_s', '.1f')]
     head = ['set', 'prompts', 'responses'] + [lab(c, n) for c, _, _ in cols for n in names]
     head += ['target tok/s'] + [lab('speedup', n) for n in names] if base else []
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for s in rec['sets'] + [dict(name='overall', measured=sum(x['measured'] for x in rec['sets']), results=rec['overall'])]:
         r = s['results']
         cells = [s['name'], str(s['measured']), str(r[names[0]]['responses'])]
-        cells += [_fmt(r[n][k], f) for _, k, f in cols for n in names]
+        cells += [_fmt(r[n].get(k), f) for _, k, f in cols for n in names]
         if base: cells += [_fmt(r[names[0]].get('target_tokens_per_s'), '.1f')] + [_fmt(r[n].get('speedup'), '.2f') + 'x' for n in names]
         lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines)
