@@ -9,6 +9,7 @@ from pathlib import Path
 import torch
 from .family import DrafterFamily, DFLASH
 from .dflash2 import DFLASH2
+from .dspark import DSPARK
 from .serving import serving_contract as family_contract
 from .run import checkpoint_problem, find_checkpoint, safetensors_header
 
@@ -18,7 +19,7 @@ __all__ = ['FAMILIES', 'family', 'family_of', 'release_layout', 'read_release', 
            'step_flops', 'serving_contract']
 
 # %% ../nbs/03g_families.ipynb #095bff3c
-FAMILIES = {f.name: f for f in (DFLASH, DFLASH2)}
+FAMILIES = {f.name: f for f in (DFLASH, DFLASH2, DSPARK)}
 
 def family(name:str) -> DrafterFamily:
     "The family called `name` (`--drafter`); a `ValueError` naming the families there are."
@@ -148,5 +149,5 @@ def serving_contract(folder) -> list[str]:
     d = json.loads((Path(folder) / 'config.json').read_text())
     archs = tuple(a for f in FAMILIES.values() for a in f.architectures)
     try: fam = export_family(d)
-    except ValueError: fam = None
-    return family_contract(folder, fam, archs)
+    except ValueError: return family_contract(folder, None, archs)    # no family reads it: checked as DFlash, the architecture first
+    return fam.contract(folder, archs)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import torch
 from .drafter import DFlashConfig, DFlashDrafter
 from .loss import prepare_targets, dflash_forward_loss, train_step_flops
+from .serving import serving_contract
 
 # %% auto #0
 __all__ = ['DFLASH', 'MUSE_NAMES', 'DFLASH_LAYOUTS', 'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'muse_to_ours',
@@ -119,6 +120,10 @@ def _capture_layer_ids(self, dcfg) -> list[int]:
     "The target layers whose outputs a training step reads (`02_targets`' capture): the drafter's taps (DSpark adds the last layer, whose output the capture takes after the target's final norm)."
     return list(dcfg.target_layer_ids)
 
+def _extra_sizes(self, dcfg) -> list[int]:
+    "How many numbers each of the family's `extra_sums` is (1: a scalar; DSpark's per-row sums are gamma long)."
+    return [1] * len(self.extra_sums)
+
 def _slots(self, dcfg) -> int:
     "Length of the per-slot `correct` and `count` a loss returns: slot k holds the draft of the token at anchor + k."
     return dcfg.block_size
@@ -129,7 +134,7 @@ def _step_flops(self, dcfg, batch_size:int, seq_len:int, anchors, keep) -> dict:
 
 DrafterFamily.prepare_targets, DrafterFamily.loss_options, DrafterFamily.metrics = _prepare_targets, _loss_options, _metrics
 DrafterFamily.slots, DrafterFamily.step_flops, DrafterFamily.forward_loss = _slots, _step_flops, staticmethod(dflash_forward_loss)
-DrafterFamily.capture_layer_ids = _capture_layer_ids
+DrafterFamily.capture_layer_ids, DrafterFamily.extra_sizes = _capture_layer_ids, _extra_sizes
 
 # %% ../nbs/03d_family.ipynb #54ded3e0
 def _export(self, drafter, folder, embed=None, head=None, dtype=None):
@@ -144,11 +149,16 @@ def _contract_problems(self, d:dict) -> list[str]:
     "Problems with this family's own keys in export `config.json` dict `d` (DFlash: none beyond `serving_contract`'s)."
     return []
 
+def _contract(self, folder, architectures=('DFlashDraftModel',)) -> list[str]:
+    "Problems vLLM or SGLang would have with this family's export in `folder` (`03b_serving`'s checks with this family's keys and weights)."
+    return serving_contract(folder, self, architectures)
+
 def _engine_shapes(self, d:dict) -> dict:
     "Name -> shape of this family's own weights the engines read, for export `config.json` dict `d` (DFlash: none)."
     return {}
 
 DrafterFamily.export, DrafterFamily.load, DrafterFamily.contract_problems, DrafterFamily.engine_shapes = _export, _load, _contract_problems, _engine_shapes
+DrafterFamily.contract = _contract
 
 # %% ../nbs/03d_family.ipynb #19eb3d15
 def _same(d:dict, tensors:dict) -> tuple[dict, dict]: return dict(d), dict(tensors)

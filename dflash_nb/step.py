@@ -98,7 +98,7 @@ def accumulate(tr, idxs, mbs, den) -> torch.Tensor:
                           gamma=tr.gamma, backend=c.attention, chunk_blocks=c.chunk_blocks, targets=b['targets'], masks=b['masks'])
             (out['loss_sum'] * (D / den.clamp(min=1))).float().backward()     # the profile's 'rest': autograd launches it from its own thread
         part = torch.cat([out['loss_sum'].detach().double().view(1), out['weight_sum'].double().view(1),
-                          out['correct'].double(), out['count'].double(), *([torch.stack([out[k].double() for k in extra])] if extra else [])])
+                          out['correct'].double(), out['count'].double(), *([torch.cat([out[k].double().reshape(-1) for k in extra])] if extra else [])])
         acc = part if acc is None else acc + part
     return acc
 
@@ -148,7 +148,7 @@ def finish_step(tr, p:PendingStep, wait:bool=True) -> dict:
     "The metrics of pending step `p` from its sums in host memory (`wait=False`: already waited for); a non-finite loss or gradient norm raises, naming the step."
     v, bs, D = p.sums.get(wait), tr.family.slots(tr.dcfg), tr.layout_D
     dt = p.start.elapsed_time(p.sums.ev) / 1e3 if p.start is not None else p.t1 - p.t0
-    n = 2 + 2 * bs + len(tr.family.extra_sums)                                           # the family's extra sums after the slots'
+    n = 2 + 2 * bs + sum(tr.family.extra_sizes(tr.dcfg))                                 # the family's extra sums after the slots'
     tok, blk = (float(v[n]), float(v[n + 1])) if D > 1 else (p.tokens, p.blocks)
     acc = torch.cat([v[:2], torch.tensor([tok, blk], dtype=torch.float64), v[2:n]])     # the layout `_step_metrics` reads
     wait_frac = (v[n + 2:n + 2 + D] / dt).tolist() if D > 1 else [p.waited / dt]

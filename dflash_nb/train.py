@@ -539,9 +539,11 @@ def _loss_fn(self:Trainer) -> tuple:
 
 def _family_metrics(self:Trainer, acc, slots:int) -> dict:
     "The family's metrics from the extra sums after the per-slot counts in the reduced sums `acc` (none where it has none)."
-    names = self.family.extra_sums
+    names, out, i = self.family.extra_sums, {}, 4 + 2 * slots
     if not names: return {}
-    return self.family.metrics(dict(zip(names, acc[4 + 2 * slots:4 + 2 * slots + len(names)].tolist())), float(acc[1]), self.loss_kw)
+    for k, n in zip(names, self.family.extra_sizes(self.dcfg)):       # a scalar as a float, a longer sum as a list
+        v = acc[i:i + n].tolist(); out[k] = v[0] if n == 1 else v; i += n
+    return self.family.metrics(out, float(acc[1]), self.loss_kw)
 
 Trainer.loss_fn, Trainer.family_metrics = _loss_fn, _family_metrics
 
@@ -551,7 +553,7 @@ def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
     import contextlib
     c, D, bs, ns = self.cfg, self.layout_D, self.dcfg.block_size, self.family.slots(self.dcfg)
     loss_fn, extra = self.loss_fn()
-    acc = torch.zeros(4 + 2 * ns + len(extra), dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count[, the family's]
+    acc = torch.zeros(4 + 2 * ns + sum(self.family.extra_sizes(self.dcfg)), dtype=torch.float64, device=self.device)  # loss_sum, weights, tokens, block tokens, correct, count[, the family's]
     flops = 0.
     for j, (i, b, t) in enumerate(zip(idxs, mbs, tg)):
         hidden = self.hidden_for(b, i)
@@ -564,7 +566,7 @@ def _accumulate_grads(self:Trainer, idxs, mbs, tg, den):
         acc[0] += out['loss_sum'].detach().double(); acc[1] += out['weight_sum'].double()
         acc[2] += b['attention_mask'][:b['rows']].sum(); acc[3] += nblk
         acc[4:4 + ns] += out['correct'].double(); acc[4 + ns:4 + 2 * ns] += out['count'].double()
-        if extra: acc[4 + 2 * ns:] += torch.stack([out[k].double() for k in extra])
+        if extra: acc[4 + 2 * ns:] += torch.cat([out[k].double().reshape(-1) for k in extra])
         flops += b['flops']
     return acc, flops
 
@@ -970,7 +972,7 @@ def _finish(self:Trainer, step:int):
     if self.role.is_drafter and self.last_saved != step: self.save(step)
     if self.role.is_leader:
         self.export('final')
-        self.say(f"exported {self.run_dir / 'export' / 'final'} (z-lab HF format)")
+        self.say(f"exported {self.run_dir / 'export' / 'final'} ({export_layout(self.cfg) or self.family.layouts[0].name} layout)")
     with self.stop.during('evaluating'): r = _final_tau(self, step)     # a signal here: StopRun, the summary left to a rerun
     if self.role.is_leader: _write_summary(self, step, r)
     if self.role.is_target and self.capture_s:
