@@ -9,10 +9,10 @@ import torch
 import transformers
 
 # %% auto #0
-__all__ = ['ALIASES', 'ATTENTION_KINDS', 'UNSUPPORTED', 'RELEASED', 'RELEASED_PATTERNS', 'RELEASED_SOURCES', 'TargetError',
-           'layer_values', 'layer_value', 'register_aliases', 'sparse_indexers', 'exact_verify', 'unembedded_tokens',
-           'unembedded_note', 'check_embedded', 'decoder_layer_count', 'layer_kinds', 'first_attention_layer',
-           'hyper_streams', 'stream_average', 'unsupported_reason', 'register_text_targets']
+__all__ = ['ALIASES', 'LAYER_COUNT_KEYS', 'ATTENTION_KINDS', 'UNSUPPORTED', 'RELEASED', 'RELEASED_PATTERNS', 'RELEASED_SOURCES',
+           'TargetError', 'layer_values', 'layer_value', 'register_aliases', 'sparse_indexers', 'exact_verify',
+           'unembedded_tokens', 'unembedded_note', 'check_embedded', 'decoder_layer_count', 'layer_kinds',
+           'first_attention_layer', 'hyper_streams', 'stream_average', 'unsupported_reason', 'register_text_targets']
 
 # %% ../nbs/02a_archs.ipynb #23f69346
 class TargetError(ValueError):
@@ -153,10 +153,14 @@ def _causal_lm_class(config):
     c = config.get_text_config()
     return M[type(c)] if type(c) in M else (M[type(config)] if type(config) in M else None)
 
+LAYER_COUNT_KEYS = {'longcat_flash': 'num_layers'}   # where transformers' recorder names no key (5.17): the field that counts
+
 def decoder_layer_count(config) -> int:
     "The target's decoder layers: the config field transformers' hidden-states recorder counts (`num_hidden_layers` unless the class names another)."
     rec = (getattr(_causal_lm_class(config), '_can_record_outputs', None) or {}).get('hidden_states')
-    return int(getattr(config.get_text_config(), getattr(rec, 'num_hidden_layers_key', None) or 'num_hidden_layers'))
+    c = config.get_text_config()
+    key = getattr(rec, 'num_hidden_layers_key', None) or LAYER_COUNT_KEYS.get(c.model_type, 'num_hidden_layers')
+    return int(getattr(c, key))
 
 # %% ../nbs/02a_archs.ipynb #8b42f0ff
 ATTENTION_KINDS = ('full_attention', 'sliding_attention', 'attention', 'chunked_attention')   # softmax attention
@@ -210,6 +214,8 @@ def _muse_text_lm():
     "`MuseGlimmerTextForCausalLM`: transformers' `MuseGlimmerTextModel` with the head and softcap of the released wrapper."
     from transformers.models.muse_glimmer import modeling_muse_glimmer as mg
     from transformers.modeling_outputs import CausalLMOutputWithPast
+    # the text model's cache: `cache` in transformers 5.25, `past_key_values` in 5.17 (argument and output alike)
+    cache_kw = 'cache' if 'cache' in inspect.signature(mg.MuseGlimmerTextModel.forward).parameters else 'past_key_values'
     class MuseGlimmerTextForCausalLM(mg.MuseGlimmerPreTrainedModel, transformers.GenerationMixin):
         config_class = transformers.MuseGlimmerTextConfig
         _tied_weights_keys = {'lm_head.weight': 'model.embed_tokens.weight'}
@@ -220,11 +226,12 @@ def _muse_text_lm():
             self.post_init()
         def forward(self, input_ids=None, attention_mask=None, position_ids=None, cache=None, inputs_embeds=None, use_cache=None,
                     logits_to_keep=0, past_key_values=None, **kw):
-            o = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, cache=cache if cache is not None else past_key_values,
-                           inputs_embeds=inputs_embeds, use_cache=use_cache, **kw)
+            kw[cache_kw] = cache if cache is not None else past_key_values
+            o = self.model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, inputs_embeds=inputs_embeds,
+                           use_cache=use_cache, **kw)
             h = o.last_hidden_state
             if logits_to_keep: h = h[:, -logits_to_keep:]
-            return CausalLMOutputWithPast(logits=_softcapped(self.lm_head(h), self.config), past_key_values=o.cache, hidden_states=o.hidden_states)
+            return CausalLMOutputWithPast(logits=_softcapped(self.lm_head(h), self.config), past_key_values=getattr(o, cache_kw), hidden_states=o.hidden_states)
     MuseGlimmerTextForCausalLM.__module__ = __name__
     return MuseGlimmerTextForCausalLM
 
@@ -236,7 +243,9 @@ def register_text_targets():
     from transformers.core_model_loading import PrefixChange
     if not hasattr(transformers, 'MuseGlimmerTextConfig') or transformers.MuseGlimmerTextConfig in M: return
     lm = _muse_text_lm()
-    for cfg in (transformers.MuseGlimmerTextConfig, transformers.MuseGlimmerConfig): M.register(cfg, lm, exist_ok=True)
+    for cfg in (transformers.MuseGlimmerTextConfig, transformers.MuseGlimmerConfig):
+        M.register(cfg, lm, exist_ok=True)
+        if cfg not in M: M._extra_content[cfg] = lm   # transformers before 5.25 skips registering its own config classes
     cm.register_checkpoint_conversion_mapping(lm.__name__, [PrefixChange(prefix_to_remove='language_model', model_prefix='model')], overwrite=True)
 
 register_text_targets()
@@ -288,6 +297,9 @@ RELEASED_PATTERNS = {  # layer_types of an n-layer model
 
 # %% ../nbs/02a_archs.ipynb #23c1897d
 _MAMBA2 = dict(mamba_n_heads=4, mamba_d_head=32, mamba_d_state=16, mamba_chunk_size=16)
+from transformers.configuration_utils import ALLOWED_ATTN_LAYER_TYPES as _ALLOWED
+# sparse (indexed) attention, DeepSeek-V3.2's and GLM-5's: 'indexed_attention' since transformers 5.24, before it 'deepseek_sparse_attention'
+_SPARSE = 'indexed_attention' if 'indexed_attention' in _ALLOWED else 'deepseek_sparse_attention'
 _A3 = ['linear_attention'] * 3 + ['full_attention'] + ['linear_attention', 'full_attention']   # 3:1, both kinds in 6 layers
 RELEASED.update({
     'lfm3': ('lfm3', 'qwen3', dict(layer_types=['conv', 'conv', 'full_attention', 'conv', 'sliding_attention', 'full_attention'], sliding_window=8,
@@ -309,7 +321,7 @@ RELEASED.update({
     'kimi_linear': ('kimi_linear', 'qwen3', dict(layer_types=_A3, mlp_layer_types=['dense'] + ['sparse'] * 5, kv_lora_rank=16, q_lora_rank=None,
                                                  qk_rope_head_dim=8, v_head_dim=16, qk_nope_head_dim=16, num_experts=4, num_experts_per_token=2,
                                                  moe_intermediate_size=32, linear_head_dim=16, linear_num_heads=4, num_key_value_heads=4, head_dim=None), None),
-    'longcat_flash': ('longcat_flash', 'qwen3', dict(qk_head_dim=24, ffn_hidden_size=128, q_lora_rank=32, kv_lora_rank=16, qk_nope_head_dim=16,
+    'longcat_flash': ('longcat_flash', 'qwen3', dict(num_layers='$half_layers', qk_head_dim=24, ffn_hidden_size=128, q_lora_rank=32, kv_lora_rank=16, qk_nope_head_dim=16,
                                                      qk_rope_head_dim=8, v_head_dim=16, moe_topk=2, n_routed_experts=4, zero_expert_num=2,
                                                      expert_ffn_hidden_size=32, num_key_value_heads=4, head_dim=8), None),
     'nemotron_h': ('nemotron_h', 'qwen3', dict(layers_block_type=['mamba', 'mlp', 'attention', 'moe', 'mamba', 'mlp'], mamba_num_heads=4,
@@ -323,7 +335,7 @@ RELEASED.update({
                                                  num_nextn_predict_layers=0), None),
     'glm5_next': ('glm5_next_text', 'qwen3', dict(moe_intermediate_size=32, num_key_value_heads=4, n_routed_experts=4, n_shared_experts=1,
                                                   num_experts_per_tok=2, kv_lora_rank=16, q_lora_rank=32, qk_rope_head_dim=0, v_head_dim=16,
-                                                  qk_nope_head_dim=16, mlp_layer_types=['dense'] + ['sparse'] * 5, layer_types=_A3[:3] + ['indexed_attention'] * 3,
+                                                  qk_nope_head_dim=16, mlp_layer_types=['dense'] + ['sparse'] * 5, layer_types=_A3[:3] + [_SPARSE] * 3,
                                                   indexer_types=['full'] * 6, index_topk=4, index_head_dim=16, index_n_heads=2, linear_head_dim=16,
                                                   linear_num_heads=4, hc_mult=2, index_kpool=2, head_dim=None,
                                                   _wrap=('glm5_next', dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64,

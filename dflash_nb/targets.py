@@ -99,7 +99,8 @@ def arch_config(arch:str, vocab:int, num_layers:int, hidden_size:int, intermedia
               max_position_embeddings=max_position_embeddings, tie_word_embeddings=tie_word_embeddings,
               eos_token_id=eos_token_id, pad_token_id=pad_token_id, bos_token_id=None)
     kw.update(extra); kw.update(overrides or {}); kw.pop('_json', None); kw.pop('_wrap', None)
-    kw = {k: (vocab if isinstance(v, str) and v == '$vocab' else v) for k, v in kw.items()}   # a table as large as the vocabulary
+    marks = {'$vocab': vocab, '$half_layers': num_layers // 2}   # a table as large as the vocabulary; decoder layers of two sublayers
+    kw = {k: (marks[v] if isinstance(v, str) and v in marks else v) for k, v in kw.items()}
     if pattern: kw['layer_types'] = _LAYER_PATTERNS[pattern](num_layers)
     if 'kv_lora_rank' in extra: kw['num_key_value_heads'] = num_heads   # latent attention: one kv head per head, as DeepSeek's
     return _config_for(model_type, **{k: v for k, v in kw.items() if v is not None or k in ('bos_token_id', 'pad_token_id', 'eos_token_id')})
