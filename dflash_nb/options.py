@@ -11,7 +11,7 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['TrainConfig', 'CPU_SMALL', 'DEMO_GPU', 'profile_defaults', 'parse_args', 'parse_profile_steps', 'parse_boundaries',
            'sliding_layer_types', 'drafter_layer_types', 'sliding_kw', 'drafter_kw', 'adopt_release', 'prepare_config',
-           'read_generation_config', 'check_given', 'resolve_data_path']
+           'read_generation_config', 'check_decoding', 'check_given', 'resolve_data_path']
 
 # %% ../nbs/06a_options.ipynb #419f8a13
 from .layout import ConfigError, parse_devices, parse_rates, resolve_layout
@@ -537,6 +537,13 @@ def _check_target_attn(cfg:TrainConfig, folder, tcfg):
         raise ConfigError(f"--target-attn flex_attention: the target's attention has sinks (self_attn.sinks, as gpt-oss), which "
                           "transformers' flex attention cannot run on a CPU; use --target-attn auto")
 
+# %% ../nbs/06a_options.ipynb #01dd59f3
+def check_decoding(cfg, tcfg, version:str=None):
+    "Refuse (a `ConfigError`) a run that measures tau on a target whose speculative decoding the installed transformers (or `version`) gets wrong."
+    from dflash_nb.evaluate import old_recurrent_problem
+    if cfg.eval_prompts > 0 and (why := old_recurrent_problem(tcfg, version)):
+        raise ConfigError(f"--target: {why}; or pass --eval-prompts 0 to train without measuring tau")
+
 # %% ../nbs/06a_options.ipynb #ee47abb0
 def check_given(cfg:TrainConfig, target_path) -> tuple:
     "Cheap checks of the data, held-out and target files, context, attention, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
@@ -546,7 +553,7 @@ def check_given(cfg:TrainConfig, target_path) -> tuple:
     folder, tcfg = causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg, cfg.embed_key, cfg.head_key)
     tok = load_tokenizer(target_path)
     tc = tcfg.get_text_config()
-    _check_context(cfg, tc); _check_target_attn(cfg, folder, tcfg)
+    _check_context(cfg, tc); _check_target_attn(cfg, folder, tcfg); check_decoding(cfg, tcfg)
     from dflash_nb.mask_token import stop_token_ids
     stops = stop_token_ids(None, tc, tcfg, read_generation_config(folder))      # an explicit mask id may be none of these
     taps, mask = _taps(cfg, decoder_layer_count(tcfg)), _mask_id(cfg, tc.vocab_size, tok, stops)
