@@ -99,7 +99,7 @@ declare -A ARGS=([dflash]="--drafter dflash" [d2]="--drafter dflash2" [d2_swap]=
                  [d2_stopgrad]="--drafter dflash2 --selector-stop-grad" [d2_warm]="--drafter dflash2 --selector-warmup 0.1 --selector-ramp 0.1"
                  [dpace]="--drafter dflash --loss dpace")
 log "start: arms $ARMS, seeds $SEEDS, clock $CLOCK min${DRY:+ (dry run on the CPU)}"
-[ -n "${DRY:-}" ] || python3 -c "from dflash_nb.targets import demo_target; print(demo_target())" >> "$P/pipeline.log" 2>&1 || { log "demo_target failed"; exit 1; }
+[ -n "${DRY:-}" ] || python3 -c "from dflash_nb.loading import demo_target; print(demo_target())" >> "$P/pipeline.log" 2>&1 || { log "demo_target failed"; exit 1; }
 for a in $ARMS; do
   [ -n "${ARGS[$a]:-}" ] || { log "unknown arm $a"; continue; }
   for s in $SEEDS; do

@@ -21,7 +21,8 @@ __all__ = ['SETS', 'NOT_SHIPPED', 'BenchError', 'bench_dir', 'read_instances', '
 # %% ../nbs/07d_bench.ipynb #f16c3817
 import dflash_nb
 from .data import DataError, iter_records, normalize_conversation, open_text
-from .targets import TargetError, causal_config, demo_target, load_tokenizer, resolve_target_attn
+from .targets import TargetError, causal_config
+from .loading import demo_target, load_tokenizer, resolve_target_attn
 from .evaluate import AcceptanceResult, device_of, draft_logits, draft_settings, speculative_generate, tapped_hidden
 from .fast import FastDecoder, fast_unsupported
 from .run import pause_point, run_dir_overlap, safetensors_header, threading_main, write_file

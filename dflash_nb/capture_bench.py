@@ -17,8 +17,8 @@ __all__ = ['QWEN3_8B_SHAPE', 'HYBRID_BENCH_SHAPES', 'capture_flops_per_token', '
 # %% ../nbs/02b_capture_bench.ipynb #0b7e2c14
 from .data import make_tokenizer
 from .archs import layer_values
-from .targets import (TINY_ARCHS, arch_config, check_device, importable, quiet_hf, linear_attention_layers,
-                               load_target, load_targets)
+from .targets import TINY_ARCHS, arch_config, check_device, quiet_hf
+from .loading import importable, linear_attention_layers, load_target, load_targets
 
 # %% ../nbs/02b_capture_bench.ipynb #1564bc1b
 def capture_flops_per_token(config, layer_ids, seq_len:int, naive:bool=False) -> float:

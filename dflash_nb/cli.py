@@ -98,7 +98,7 @@ def _say_stopped(e:StopRun):
 def _check_before_launch(cfg, given):
     "The cheap checks of `Trainer.check_inputs` (options, run folder, files, target, taps, mask, the checkpoint's run), in the launching process."
     from types import SimpleNamespace
-    from dflash_nb.targets import demo_target
+    from dflash_nb.loading import demo_target
     cfg = prepare_config(cfg, given)
     target = demo_target() if cfg.target == 'demo' else Path(cfg.target)
     check_run_dir(Path(cfg.run_dir), inputs=[target, *[resolve_data_path(p) for p in cfg.data.split(',') if p]])   # not the target's or data's folder
@@ -163,7 +163,7 @@ def _plan_inputs(c:TrainConfig):
     "What the planner needs of a run: `(target path, target config, drafter config, micro-batch mix of its data)`."
     from transformers import AutoConfig
     from dflash_nb.drafter import DFlashConfig
-    from dflash_nb.targets import demo_target, load_tokenizer
+    from dflash_nb.loading import demo_target, load_tokenizer
     path = demo_target() if c.target == 'demo' else Path(c.target)
     tok, tcfg = load_tokenizer(path), AutoConfig.from_pretrained(path)
     ids = [int(x) for x in c.target_layer_ids.split(',')] if c.target_layer_ids else None

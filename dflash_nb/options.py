@@ -445,7 +445,8 @@ def _weight_shapes(folder) -> dict:
 # %% ../nbs/06a_options.ipynb #13e6e22f
 def _check_target_shapes(folder, tcfg, embed_key:str='', head_key:str=''):
     "The target's config against its weights' shapes (embedding, layer 0's MLP, the first softmax-attention layer, layer count); else a `TargetError` naming each mismatch."
-    from dflash_nb.targets import TargetError, embed_head_keys, meta_model
+    from dflash_nb.targets import TargetError
+    from dflash_nb.loading import embed_head_keys, meta_model
     from dflash_nb.archs import decoder_layer_count, first_attention_layer
     shapes, m = _weight_shapes(folder), meta_model(tcfg)        # the model config.json builds, on the meta device: each layer as its kind makes it
     emb = embed_head_keys(folder, embed_key or None, head_key or None)[0]   # by the model's own accessors (Nemotron-H: backbone.embeddings)
@@ -530,7 +531,7 @@ def _check_context(cfg:TrainConfig, tc):
 
 def _check_target_attn(cfg:TrainConfig, folder, tcfg):
     "`--target-attn` as the target's model class supports it; flex attention refused for a target with attention sinks on a CPU."
-    from dflash_nb.targets import resolve_target_attn
+    from dflash_nb.loading import resolve_target_attn
     attn = resolve_target_attn(tcfg, cfg.target_attn)
     cpu = any(d == 'cpu' for d in resolve_layout(cfg.target_devices, cfg.drafter_devices, nnodes=cfg.nnodes).target_devices)
     if attn == 'flex_attention' and cpu and any(k.endswith('self_attn.sinks') for k in _weight_shapes(folder)):
@@ -547,7 +548,8 @@ def check_decoding(cfg, tcfg, version:str=None):
 # %% ../nbs/06a_options.ipynb #ee47abb0
 def check_given(cfg:TrainConfig, target_path) -> tuple:
     "Cheap checks of the data, held-out and target files, context, attention, taps and mask token: `(data files, target config, tokenizer, taps, mask id)`."
-    from dflash_nb.targets import causal_config, load_tokenizer
+    from dflash_nb.targets import causal_config
+    from dflash_nb.loading import load_tokenizer
     from dflash_nb.archs import decoder_layer_count     # decoder layers, not LongCat-Flash's sublayers
     files = _check_files(cfg)
     folder, tcfg = causal_config(target_path); _target_files(folder); _check_target_shapes(folder, tcfg, cfg.embed_key, cfg.head_key)

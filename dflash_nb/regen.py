@@ -22,7 +22,8 @@ __all__ = ['IDENTITY', 'LOCK_NAME', 'RegenError', 'read_prompts', 'prompt_key', 
 import dflash_nb
 from .data import DataError, iter_records, normalize_conversation, open_text, template_kwargs
 from .answers import regenerate, write_jsonl
-from .targets import TargetError, demo_target, load_tokenizer
+from .targets import TargetError
+from .loading import demo_target, load_tokenizer
 from .run import threading_main, libc_handle, tie_to, run_dir_overlap
 from .chat import EFFORTS, effort_kwargs, is_harmony
 
@@ -507,7 +508,7 @@ def _inputs(a) -> tuple:
     todo = select_prompts(recs, answered_keys(skip, turns), a.limit, turns)
     path, tok, kw, keep = _target(a)
     st = dict(prompts=a.prompts, prompts_sha256=_sha256(a.prompts), skip=skip, skip_sha256=[_sha256(s) for s in skip],
-              limit=a.limit, records=len(todo), model='dflash_nb.targets.demo_target()' if a.target == 'demo' else a.target,
+              limit=a.limit, records=len(todo), model='dflash_nb.loading.demo_target()' if a.target == 'demo' else a.target,
               turns=turns, chat_template_kwargs=kw, keep_analysis=keep, temperature=a.temperature, top_p=a.top_p, seed=a.seed,
               max_new_tokens=a.max_new_tokens)
     return todo, path, st

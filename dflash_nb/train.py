@@ -150,7 +150,7 @@ def _tokenize(self:Trainer):
 def _load_data(self:Trainer):
     "Find the target, check every input, tokenize the data (first rank first) with the chat template's arguments, and refuse token ids past the target's embedding."
     from dflash_nb.data import template_kwargs
-    from dflash_nb.targets import demo_target
+    from dflash_nb.loading import demo_target
     from dflash_nb.archs import check_embedded, TargetError
     c = self.cfg
     with self.stop.during('reading'):
@@ -269,7 +269,7 @@ def _start_from(self:Trainer, start_from):
 # %% ../nbs/06_train.ipynb #679b4bf9
 def _build_drafter(self:Trainer):
     "A drafter rank: the compile preflight (flex), the drafter and the target's embedding and head, DDP over the drafter ranks, the optimizer."
-    from dflash_nb.targets import load_embed_and_head
+    from dflash_nb.loading import load_embed_and_head
     c, mid = self.cfg, self.mask_id
     n_mask = int(self.ds.token_counts[mid]) if mid < len(self.ds.token_counts) else 0
     if c.attention == 'flex' and c.compile:
@@ -296,7 +296,7 @@ def _build_drafter(self:Trainer):
 # %% ../nbs/06_train.ipynb #d1b4992d
 def _load_target(self:Trainer):
     "A target rank loads its target on its device or group (`Role.devices`, spread by a device map), hooked at the drafter's taps (`load_targets`' own table silenced)."
-    from dflash_nb.targets import load_targets
+    from dflash_nb.loading import load_targets
     if self.rank == 0: say_line(f"Loading {self.layout_T} target models...")
     import contextlib, io
     with contextlib.redirect_stdout(io.StringIO()):
