@@ -131,8 +131,8 @@ def turn_messages(inst:dict, answers:list) -> list:
 
 # %% ../nbs/07d_bench.ipynb #0735e9be
 def drafter_architectures() -> list[str]:
-    "Every export architecture a drafter family reads (`03g_families`), in every released layout."
-    return [a for f in FAMILIES.values() for lay in f.layouts for a in lay.architectures]
+    "Every export architecture a drafter family reads (`03g_families`), in every released layout, each once (z-lab's and speculators' layouts share one)."
+    return list(dict.fromkeys(a for f in FAMILIES.values() for lay in f.layouts for a in lay.architectures))
 
 # %% ../nbs/07d_bench.ipynb #4e76b1d4
 def drafter_config(folder) -> dict:

@@ -34,12 +34,16 @@ def family_of(x) -> DrafterFamily:
 
 # %% ../nbs/03g_families.ipynb #86376e35
 def release_layout(d:dict, where='config.json') -> tuple:
-    "`(family, layout)` whose exports name the architecture of `config.json` dict `d` (read from `where`)."
+    "`(family, layout)` whose exports name the architecture of `config.json` dict `d` (read from `where`); of layouts naming the same one, the first whose marks `d` agrees with (a layout without marks: `d` has none of the keys others mark)."
     arch = (d.get('architectures') or [None])[0]
-    for f in FAMILIES.values():
-        for lay in f.layouts:
-            if arch in lay.architectures: return f, lay
-    known = ', '.join(a for f in FAMILIES.values() for lay in f.layouts for a in lay.architectures)
+    lays = [(f, lay) for f in FAMILIES.values() for lay in f.layouts]
+    marked = sorted({k for _, lay in lays for k, _ in lay.marks})
+    for f, lay in lays:
+        if arch in lay.architectures and (all(d.get(k, v) == v for k, v in lay.marks) if lay.marks else not any(k in d for k in marked)): return f, lay
+    if any(arch in lay.architectures for _, lay in lays):
+        k = next(k for k in marked if k in d)
+        raise ValueError(f"{where}: {k} {d[k]!r} with architectures {arch!r}: a layout no drafter family here reads")
+    known = ', '.join(dict.fromkeys(a for _, lay in lays for a in lay.architectures))
     raise ValueError(f"{where}: architectures {arch!r}: a drafter export names one of {known}")
 
 def read_release(folder, tensors:bool=True) -> tuple:

@@ -11,8 +11,9 @@ from .loss import prepare_targets, dflash_forward_loss, train_step_flops
 from .serving import serving_contract
 
 # %% auto #0
-__all__ = ['DFLASH', 'MUSE_NAMES', 'DFLASH_LAYOUTS', 'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'muse_to_ours',
-           'muse_from_ours', 'zlab_to_ours']
+__all__ = ['DFLASH', 'MUSE_NAMES', 'DFLASH_LAYOUTS', 'SPECULATORS_ARCHS', 'SPECULATORS_VERSION', 'VERIFIER_COPIES',
+           'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'muse_to_ours', 'muse_from_ours', 'zlab_to_ours',
+           'speculators_to_ours', 'speculators_from_ours']
 
 # %% ../nbs/03d_family.ipynb #975d53b6
 @dataclass(frozen=True)
@@ -165,11 +166,12 @@ def _same(d:dict, tensors:dict) -> tuple[dict, dict]: return dict(d), dict(tenso
 
 @dataclass(frozen=True)
 class ReleasedLayout:
-    "A layout a family's drafters are published in: the `architectures` its config.json names, `to_ours(d, tensors)` and `from_ours(d, tensors)` between it and ours (config dict, tensors by name)."
+    "A layout a family's drafters are published in: the `architectures` its config.json names, `to_ours(d, tensors)` and `from_ours(d, tensors)` between it and ours (config dict, tensors by name), and `marks`, the `(key, value)` pairs of its config.json that tell it from another layout naming the same architecture."
     name: str
     architectures: tuple
     to_ours: object = _same
     from_ours: object = _same
+    marks: tuple = ()
 
 # %% ../nbs/03d_family.ipynb #c225ada8
 MUSE_NAMES = {'encoder.fc.weight': 'fc.weight', 'encoder.output_norm_enc.weight': 'hidden_norm.weight'}
@@ -219,4 +221,78 @@ def zlab_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
     return d, dict(tensors)
 
 DFLASH_LAYOUTS = (ReleasedLayout('z-lab', ('DFlashDraftModel',), zlab_to_ours), *DFLASH_LAYOUTS[1:])
+DrafterFamily.layouts = DFLASH_LAYOUTS
+
+# %% ../nbs/03d_family.ipynb #f4ebd8d0
+SPECULATORS_ARCHS = ('DFlashDraftModel', 'DFlashSpeculator')    # its save_pretrained writes its model class's name; its config class's default
+SPECULATORS_VERSION = '0.9.0'                                    # the version whose layout is read and written here (tools/speculators_fixture.py)
+VERIFIER_COPIES = ('embed_tokens.weight', 'lm_head.weight', 'verifier_lm_head.weight', 'verifier_norm.weight')   # the target's, reloaded from it
+
+def _spec_refusals(d:dict, tl:dict, tensors:dict):
+    "Refuse, naming the field, a speculators DFlash release our drafter cannot draft with as it was trained."
+    vocab, d2t = tl.get('vocab_size'), tensors.get('d2t')
+    n = None if d2t is None else (tuple(d2t.shape) if hasattr(d2t, 'shape') else tuple(d2t))[0]
+    if d.get('speculators_model_type', 'dflash') != 'dflash': raise ValueError(f"config.json: speculators_model_type {d['speculators_model_type']!r}: not a DFlash speculator")
+    if d.get('sample_from_anchor'): raise ValueError("config.json: sample_from_anchor true: its anchor row drafts too (DSpark's layout); a DFlash drafter's anchor row is the verified token")
+    if d.get('draft_vocab_size') not in (None, vocab) or n not in (None, vocab):
+        raise ValueError(f"config.json: draft_vocab_size {d.get('draft_vocab_size', n)} of vocab_size {vocab}: a reduced draft vocabulary (d2t/t2d); our DFlash drafter drafts over the target's whole vocabulary")
+    if d.get('target_hidden_size') not in (None, tl.get('hidden_size')):
+        raise ValueError(f"config.json: target_hidden_size {d['target_hidden_size']} is not hidden_size {tl.get('hidden_size')}: a DFlash drafter's hidden size is its target's")
+    if not d.get('aux_hidden_state_layer_ids') or 0 in d['aux_hidden_state_layer_ids']:
+        raise ValueError(f"config.json: aux_hidden_state_layer_ids {d.get('aux_hidden_state_layer_ids')!r}: the target layers it reads, counted from 1 (0, the embedding, no drafter here reads)")
+    prf = tl.get('partial_rotary_factor') or (tl.get('rope_parameters') or {}).get('partial_rotary_factor') or 1.0
+    if prf != 1.0: raise ValueError(f"config.json: transformer_layer_config.partial_rotary_factor {prf}: speculators' DFlash turns whole heads, vLLM a part of each")
+
+# %% ../nbs/03d_family.ipynb #b1d51212
+def _spec_layers(d:dict, tl:dict) -> tuple:
+    "`(layer_types, sliding_window, is_causal)` of our config, as speculators' DFlash reads its draft layers (`Qwen3Config`'s rules; sliding layers causal in the block unless `sliding_window_non_causal`, full ones never)."
+    window = tl.get('sliding_window') if tl.get('use_sliding_window') else None
+    types = tl.get('layer_types') or ['sliding_attention' if window and i >= tl.get('max_window_layers', 28) else 'full_attention' for i in range(tl['num_hidden_layers'])]
+    if 'sliding_attention' in types and not window:
+        raise ValueError("config.json: transformer_layer_config has sliding_attention layers without use_sliding_window: speculators trains them as full layers, vLLM slides them")
+    if any(k in d and d[k] != v for k, v in (('layer_types', types), ('sliding_window', window))):
+        raise ValueError("config.json: layer_types or sliding_window at the top level too, unlike transformer_layer_config's (where speculators reads them)")
+    causal = [t == 'sliding_attention' and not d.get('sliding_window_non_causal') for t in types]
+    if tl.get('is_causal') is not None and set(causal) != {tl['is_causal']}:
+        raise ValueError(f"config.json: transformer_layer_config.is_causal {tl['is_causal']}: vLLM would attend so in every layer; speculators trained its layers otherwise in the block")
+    return types, window, tl['is_causal'] if tl.get('is_causal') is not None else (False if 'sliding_attention' in types and not any(causal) else None)
+
+# %% ../nbs/03d_family.ipynb #eb7472e1
+def speculators_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "A speculators (vLLM) DFlash config dict and tensors (or their shapes) as a z-lab DFlash export's; what our drafter cannot draft with as trained is refused."
+    tl = d.get('transformer_layer_config') or d.get('transformer_config')
+    if not isinstance(tl, dict): raise ValueError("config.json: transformer_layer_config missing: a speculators DFlash config nests its draft layers' config there")
+    _spec_refusals(d, tl, tensors)
+    types, window, causal = _spec_layers(d, tl)
+    ours = {k: v for k, v in tl.items() if k not in ('architectures', 'is_causal')}
+    ours.update(architectures=['DFlashDraftModel'], model_type='qwen3', dtype=d.get('dtype', tl.get('dtype')), layer_types=types, sliding_window=window,
+                is_causal=causal, dflash_config={'block_size': d.get('block_size') or 8, 'mask_token_id': d.get('mask_token_id'),
+                                                 'target_layer_ids': [i - 1 for i in d['aux_hidden_state_layer_ids']]})
+    if d.get('num_target_layers') is not None: ours['dflash_config']['num_target_layers'] = d['num_target_layers']
+    return ours, {k: v for k, v in tensors.items() if k not in VERIFIER_COPIES + ('d2t', 't2d')}
+
+# %% ../nbs/03d_family.ipynb #82c6f894
+_SPEC_LAYER_KEYS = ('hidden_size', 'intermediate_size', 'num_hidden_layers', 'num_attention_heads', 'num_key_value_heads', 'head_dim', 'vocab_size',
+                    'rms_norm_eps', 'max_position_embeddings', 'attention_bias', 'attention_dropout', 'hidden_act', 'initializer_range')
+
+def speculators_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "A z-lab DFlash export's config dict and tensors as speculators 0.9.0 writes a DFlash drafter (`speculators_model_type` 'dflash') and vLLM reads it."
+    c = DFlashConfig.from_hf_dict(d)
+    sliding = 'sliding_attention' in c.layer_types
+    if c.partial_rotary_factor != 1.0: raise ValueError(f"partial_rotary_factor {c.partial_rotary_factor}: speculators' DFlash turns whole heads: export it in z-lab's layout")
+    if c.is_causal and 'full_attention' in c.layer_types:
+        raise ValueError("speculators' full layers attend both ways in the block; this drafter's were trained causal (--block-causal on): export it in z-lab's layout")
+    tl = {'model_type': 'qwen3', **{k: getattr(c, k) for k in _SPEC_LAYER_KEYS}, 'rope_parameters': c.rope_parameters, 'layer_types': list(c.layer_types),
+          'use_sliding_window': sliding, 'sliding_window': c.sliding_window if sliding else None, 'tie_word_embeddings': False,
+          **({'is_causal': c.is_causal} if c.is_causal is not None else {})}
+    prop = {'proposal_type': 'greedy', 'speculative_tokens': c.block_size - 1, 'verifier_accept_k': 1, 'accept_tolerance': 0.0}
+    out = {'architectures': ['DFlashDraftModel'], 'speculators_model_type': 'dflash', 'speculators_version': SPECULATORS_VERSION, 'transformer_layer_config': tl,
+           'draft_vocab_size': c.vocab_size, 'target_hidden_size': None, 'block_size': c.block_size, 'mask_token_id': c.mask_token_id,
+           'aux_hidden_state_layer_ids': [i + 1 for i in c.target_layer_ids], 'sliding_window_non_causal': sliding and c.is_causal is False,
+           'sample_from_anchor': False, 'dtype': c.dtype, 'tie_word_embeddings': False, 'num_target_layers': c.num_target_layers,
+           'speculators_config': {'algorithm': 'dflash', 'proposal_methods': [prop], 'default_proposal_method': 'greedy', 'verifier': {'name_or_path': None, 'architectures': []}}}
+    ours = set(c.to_hf_dict()) | {'is_causal', 'partial_rotary_factor', 'auto_map'}
+    return {**{k: v for k, v in d.items() if k not in ours}, **out}, dict(tensors)   # keys not of our layout (a trainer's export's) kept
+
+DFLASH_LAYOUTS = (*DFLASH_LAYOUTS, ReleasedLayout('speculators', SPECULATORS_ARCHS, speculators_to_ours, speculators_from_ours, marks=(('speculators_model_type', 'dflash'),)))
 DrafterFamily.layouts = DFLASH_LAYOUTS
