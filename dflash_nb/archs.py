@@ -9,10 +9,11 @@ import torch
 import transformers
 
 # %% auto #0
-__all__ = ['ALIASES', 'LAYER_COUNT_KEYS', 'ATTENTION_KINDS', 'UNSUPPORTED', 'RELEASED', 'RELEASED_PATTERNS', 'RELEASED_SOURCES',
-           'TargetError', 'layer_values', 'layer_value', 'register_aliases', 'sparse_indexers', 'exact_verify',
-           'unembedded_tokens', 'unembedded_note', 'check_embedded', 'decoder_layer_count', 'layer_kinds',
-           'first_attention_layer', 'hyper_streams', 'stream_average', 'unsupported_reason', 'register_text_targets']
+__all__ = ['ALIASES', 'OLD_RECURRENT', 'LAYER_COUNT_KEYS', 'ATTENTION_KINDS', 'UNSUPPORTED', 'RELEASED', 'RELEASED_PATTERNS',
+           'RELEASED_SOURCES', 'TargetError', 'layer_values', 'layer_value', 'register_aliases', 'sparse_indexers',
+           'exact_verify', 'old_recurrent_problem', 'unembedded_tokens', 'unembedded_note', 'check_embedded',
+           'decoder_layer_count', 'layer_kinds', 'first_attention_layer', 'hyper_streams', 'stream_average',
+           'unsupported_reason', 'register_text_targets']
 
 # %% ../nbs/02a_archs.ipynb #23f69346
 class TargetError(ValueError):
@@ -117,6 +118,20 @@ def exact_verify(model):
                               f"its top-k cannot be made to verify as it decodes, so speculative decoding would not be lossless")
         m.forward = types.MethodType(_rowwise_indexer, m); m._dflash_exact = True
     return model
+
+# %% ../nbs/02a_archs.ipynb #7ce0681e
+OLD_RECURRENT = {   # model type: why its Mamba layers cannot verify a block of drafts before transformers 5.25
+    'jamba': "its Mamba-1 layers restart their state on a forward of more than one token over a cache",
+    'nemotron_h': "its Mamba-2 layers record conv states without the kernel size that crop needs"}
+
+def old_recurrent_problem(config, version:str=None) -> str|None:
+    "Why the installed transformers (or `version`) cannot verify a block of drafts on `config`'s target, or None."
+    from packaging.version import Version
+    import transformers
+    v = version or transformers.__version__
+    t = getattr(config.get_text_config() if hasattr(config, 'get_text_config') else config, 'model_type', None)
+    if t not in OLD_RECURRENT or Version(v) >= Version('5.25'): return None
+    return f"transformers {v} cannot verify a block of drafts on a {t!r} target: {OLD_RECURRENT[t]}; upgrade transformers to 5.25 or later" 
 
 # %% ../nbs/02a_archs.ipynb #a603f579
 def unembedded_tokens(tokenizer, vocab_size:int) -> dict:

@@ -11,17 +11,17 @@ import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['PROTOCOLS', 'OLD_RECURRENT', 'anchor_predicts', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden',
-           'verify_block', 'SpecStats', 'device_now', 'hf_model', 'unwrap_drafter', 'device_of', 'cache_kw',
-           'as_prompt_ids', 'draft_logits', 'draft_block', 'old_recurrent_problem', 'rollback_layers',
-           'snapshot_states', 'restore_states', 'speculative_generate', 'prompt_messages', 'encode_prompt',
-           'default_stop_ids', 'AcceptanceResult', 'plot_tau_histogram', 'plot_per_position']
+__all__ = ['PROTOCOLS', 'anchor_predicts', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden', 'verify_block',
+           'SpecStats', 'device_now', 'hf_model', 'unwrap_drafter', 'device_of', 'cache_kw', 'as_prompt_ids',
+           'draft_logits', 'draft_block', 'rollback_layers', 'snapshot_states', 'restore_states',
+           'speculative_generate', 'prompt_messages', 'encode_prompt', 'default_stop_ids', 'AcceptanceResult',
+           'plot_tau_histogram', 'plot_per_position']
 
 # %% ../nbs/07_eval.ipynb #4d87de79
 from transformers import DynamicCache, PretrainedConfig
 from transformers.cache_utils import DynamicLayer
 from .drafter import crop_cache
-from .archs import exact_verify
+from .archs import exact_verify, old_recurrent_problem
 
 # %% ../nbs/07_eval.ipynb #a46d94f3
 def _draft_value(drafter, name, default=None):
@@ -300,24 +300,10 @@ def _rollback_kinds(cache, config) -> list[str]:
     if len(lt) != len(kinds): return kinds
     return [f"the config says {t!r} but the layer holds no state where the loop looks" if t in _STATEFUL and k == 'crop' else k for k, t in zip(kinds, lt)]
 
-# %% ../nbs/07_eval.ipynb #7ce0681e
-OLD_RECURRENT = {   # model type: why its Mamba layers cannot verify a block of drafts before transformers 5.25
-    'jamba': "its Mamba-1 layers restart their state on a forward of more than one token over a cache",
-    'nemotron_h': "its Mamba-2 layers record conv states without the kernel size that crop needs"}
-
-def old_recurrent_problem(config, version:str=None) -> str|None:
-    "Why the installed transformers (or `version`) cannot verify a block of drafts on `config`'s target, or None."
-    from packaging.version import Version
-    import transformers
-    v = version or transformers.__version__
-    t = getattr(config.get_text_config() if hasattr(config, 'get_text_config') else config, 'model_type', None)
-    if t not in OLD_RECURRENT or Version(v) >= Version('5.25'): return None
-    return f"transformers {v} cannot verify a block of drafts on a {t!r} target: {OLD_RECURRENT[t]}; upgrade transformers to 5.25 or later" 
-
 # %% ../nbs/07_eval.ipynb #6e8ebbe7
 def rollback_layers(cache, config=None) -> list[int]:
     "Indices of the target cache's layers whose recurrent states the loop snapshots and restores; a cache it cannot roll back is refused."
-    if config is not None and (why := old_recurrent_problem(config)): raise ValueError(why)
+    if config is not None and (why := old_recurrent_problem(config)): raise ValueError(why)   # 02a_archs: Mamba layers before 5.25
     kinds = _rollback_kinds(cache, config)
     bad = [i for i, k in enumerate(kinds) if k not in ('crop', 'restore')]
     if bad: raise ValueError(f"target cache layer {bad[0]} ({type(cache.layers[bad[0]]).__name__}) cannot be rolled back after a rejected draft: "
