@@ -386,6 +386,9 @@ def _check_values(cfg:TrainConfig, cpu:bool):
     for ok, name, why in checks:
         if not ok: raise ConfigError(f"--{name.replace('_', '-')} {getattr(cfg, name)!r}: {why}")
     if (bad := family(cfg.drafter).option_problems(cfg)): raise ConfigError(bad[0])   # the family's own options (03d_family)
+    names = [l.name for l in family(cfg.drafter).layouts]     # refused now, not at the export after training
+    if cfg.export_layout != 'auto' and cfg.export_layout not in names:
+        raise ConfigError(f"--export-layout {cfg.export_layout!r}: not a layout of {cfg.drafter} drafters; 'auto' or one of {', '.join(map(repr, names))}")
     _layer_ids(cfg.target_layer_ids)                          # well-formed and increasing
     sliding_layer_types(cfg.sliding_layers, cfg.sliding_window, cfg.draft_layers)
     parse_profile_steps(cfg.profile_steps)
