@@ -545,8 +545,8 @@ def _check_target_attn(cfg:TrainConfig, folder, tcfg):
 def check_decoding(cfg, tcfg, version:str=None):
     "Refuse (a `ConfigError`) a run that measures tau on a target whose speculative decoding the installed transformers (or `version`) gets wrong."
     from dflash_nb.archs import old_recurrent_problem
-    if cfg.eval_prompts > 0 and (why := old_recurrent_problem(tcfg, version)):
-        raise ConfigError(f"--target: {why}; or pass --eval-prompts 0 to train without measuring tau")
+    if cfg.heldout and (why := old_recurrent_problem(tcfg, version)):
+        raise ConfigError(f"--target: {why}; or pass --heldout '' to train without measuring tau")
 
 # %% ../nbs/06a_options.ipynb #ee47abb0
 def check_given(cfg:TrainConfig, target_path) -> tuple:
