@@ -16,6 +16,7 @@
 #   d2_stopgrad  --drafter dflash2 --selector-stop-grad             the selector loss trains the selector only
 #   d2_warm      --drafter dflash2 --selector-warmup 0.1 --selector-ramp 0.1   alpha 0 for the first tenth, then ramped
 #   dpace        --drafter dflash --loss dpace         D-PACE's rescreen against dflash (not in the default ARMS)
+#   dspark       --drafter dspark                      DSpark's screen against dflash (not in the default ARMS)
 # SEEDS (default "0 1"): every arm with each seed. A demo run takes 16-31 GB of GPU memory (2026-12-02, an H200: six
 # runs side by side ran two out of memory), so the script refuses more than MAXRUNS (default 4) runs at once: screen
 # the arms in groups that share the clock and the load (e.g. ARMS="dflash d2 d2_swap d2_stopgrad" SEEDS=0, then the rest).
@@ -80,6 +81,16 @@ if 'dpace' in tau and 'dflash' in tau:    # D-PACE's rule: two seeds, the mean >
     ok = len(seeds) >= 2 and set(tau['dpace']) == set(tau['dflash']) == set(seeds)
     out['default_loss'] = ('dpace' if mean('dpace') >= mean('dflash') + 0.05 else 'decay') if ok else None
     print(f"D-PACE: dpace mean {mean('dpace')} vs dflash (decay) {mean('dflash')}: " + (f"default loss {out['default_loss']}" if ok else "not applied (the rule needs seeds 0 and 1)"))
+if 'dspark' in tau and 'dflash' in tau:   # DSpark's rule (08_bench): two seeds, tau mean >= 0.05 above, speedup mean not below
+    ok = len(seeds) >= 2 and set(tau['dspark']) == set(tau['dflash']) == set(seeds) and mean('dspark') is not None and mean('dflash') is not None
+    sp = {a: [json.loads((pipe / 'runs' / f'{a}_s{s}' / 'summary.json').read_text()).get('speedup') for s in seeds] for a in ('dspark', 'dflash')} if ok else {}
+    spm = {a: sum(v) / len(v) for a, v in sp.items() if v and None not in v}
+    if ok and len(spm) == 2:
+        out['speedup_means'] = spm
+        out['demo_default'] = 'dspark' if mean('dspark') >= mean('dflash') + 0.05 and spm['dspark'] >= spm['dflash'] else 'dflash'
+    else: out['demo_default'] = None
+    print(f"DSpark: dspark tau mean {mean('dspark')} vs dflash {mean('dflash')}, speedup means {spm}: "
+          + (f"demo default {out['demo_default']}" if out['demo_default'] else "not applied (the rule needs seeds 0 and 1, each with tau and speedup)"))
 (pipe / 'decision.json').write_text(json.dumps(out, indent=1)); print(json.dumps(out))
 EOF
 }
@@ -97,7 +108,7 @@ if [ -n "${DRY:-}" ]; then
 fi
 declare -A ARGS=([dflash]="--drafter dflash" [d2]="--drafter dflash2" [d2_swap]="--drafter dflash2 --selector-gold swap"
                  [d2_stopgrad]="--drafter dflash2 --selector-stop-grad" [d2_warm]="--drafter dflash2 --selector-warmup 0.1 --selector-ramp 0.1"
-                 [dpace]="--drafter dflash --loss dpace")
+                 [dpace]="--drafter dflash --loss dpace" [dspark]="--drafter dspark")
 log "start: arms $ARMS, seeds $SEEDS, clock $CLOCK min${DRY:+ (dry run on the CPU)}"
 [ -n "${DRY:-}" ] || python3 -c "from dflash_nb.loading import demo_target; print(demo_target())" >> "$P/pipeline.log" 2>&1 || { log "demo_target failed"; exit 1; }
 for a in $ARMS; do
@@ -111,7 +122,7 @@ for a in $ARMS; do
 done
 wait; log "screen done"
 for a in $ARMS; do for s in $SEEDS; do f=$(run_dir $a $s)/summary.json
-  python3 -c "import json; s = json.load(open('$f')); print('screen ${a}_s$s', {k: s.get(k) for k in ('step', 'tau_pooled', 'tau_prompt_mean', 'step_s', 'loss', 'base_loss', 'sel_recall', 'sel_acc', 'minutes')})" >> "$P/pipeline.log" 2>&1 \
+  python3 -c "import json; s = json.load(open('$f')); print('screen ${a}_s$s', {k: s.get(k) for k in ('step', 'tau_pooled', 'tau_prompt_mean', 'speedup', 'step_s', 'loss', 'base_loss', 'sel_recall', 'sel_acc', 'minutes')})" >> "$P/pipeline.log" 2>&1 \
     || log "${a}_s$s: no summary (see $P/${a}_s$s.log)"
   rm -rf "$(run_dir $a $s)"/checkpoints "$(run_dir $a $s)"/compile_cache; done; done
 decide | tee -a "$P/pipeline.log"
