@@ -11,9 +11,9 @@ import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['PROTOCOLS', 'anchor_predicts', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden', 'verify_block',
-           'SpecStats', 'device_now', 'hf_model', 'unwrap_drafter', 'device_of', 'cache_kw', 'as_prompt_ids',
-           'draft_logits', 'draft_block', 'rollback_layers', 'snapshot_states', 'restore_states',
+__all__ = ['PROTOCOLS', 'anchor_predicts', 'draft_settings', 'record_past', 'make_cache', 'tapped_hidden', 'next_token_probs',
+           'verify_block', 'SpecStats', 'device_now', 'hf_model', 'unwrap_drafter', 'device_of', 'cache_kw',
+           'as_prompt_ids', 'draft_logits', 'draft_block', 'rollback_layers', 'snapshot_states', 'restore_states',
            'speculative_generate', 'prompt_messages', 'encode_prompt', 'default_stop_ids', 'AcceptanceResult',
            'plot_tau_histogram', 'plot_per_position']
 
@@ -102,6 +102,16 @@ def _accept_greedy(draft_tokens, target_logits) -> tuple[int, list[int]]:
     vals = torch.cat([a.view(1), pred]).tolist()
     return vals[0], vals[1:vals[0] + 2]
 
+# %% ../nbs/07_eval.ipynb #a1c9e2f1
+def next_token_probs(p, # [g+1, V]: the target's distributions over the block
+                     q, # [g, V]: the drafter's
+                     a:int, # drafts accepted
+                    ):
+    "What the token after `a` accepted drafts is drawn from: max(p_a - q_a, 0) renormalised, or `p_g` after all `g`."
+    if a == q.shape[0]: return p[a]
+    r = (p[a] - q[a]).clamp_min(0)
+    return r / r.sum() if r.sum() > 0 else p[a]     # no residual mass: p_a
+
 # %% ../nbs/07_eval.ipynb #c8ce89e4
 def _accept_sampled(draft_tokens, p, q, generator=None) -> tuple[int, list[int]]:
     "Speculative sampling: `d_k` accepted with probability `min(1, p_k(d_k) / q_k(d_k))`, then a residual (or bonus) sample."
@@ -109,11 +119,7 @@ def _accept_sampled(draft_tokens, p, q, generator=None) -> tuple[int, list[int]]
     pd, qd = p[:-1].gather(-1, idx).squeeze(-1), q.gather(-1, idx).squeeze(-1)
     u = torch.rand(g, device=p.device, generator=generator)
     a = int((u * qd < pd).long().cumprod(0).sum())
-    if a == g: nxt = p[g]
-    else:
-        r = (p[a] - q[a]).clamp_min(0)
-        nxt = r / r.sum() if r.sum() > 0 else p[a]
-    return a, draft_tokens[:a].tolist() + [int(_sample(nxt, generator))]
+    return a, draft_tokens[:a].tolist() + [int(_sample(next_token_probs(p, q, a), generator))]
 
 # %% ../nbs/07_eval.ipynb #2c114a4b
 def verify_block(draft_tokens, # LongTensor[B-1]: the drafted tokens d_1..d_{B-1}
