@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_drafter.ipynb #abe256a5
 from __future__ import annotations
-import inspect, json, math, os, shlex, sys, tempfile
+import inspect, json, math, os, shlex, sys, tempfile, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
@@ -16,10 +16,10 @@ from torch.utils.checkpoint import checkpoint
 __all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'FLEX_TILE_SM90_D64', 'DFLASH_PY', 'VLLM_DRAFT_ATTENTION_BACKEND',
            'DFlashConfig', 'split_rope', 'dtype_name', 'target_rope', 'dflash_mask_mod', 'dense_dflash_mask',
            'device_key', 'compile_fn', 'create_dflash_block_mask', 'flex_dflash_attention', 'flex_kernel_options',
-           'sdpa_dflash_attention', 'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope', 'MLP', 'DFlashAttention',
-           'DFlashDecoderLayer', 'DFlashDrafter', 'grad_like_later_layers', 'crop_cache', 'atomic_write',
-           'yarn_scale_if_mscale_dropped', 'serving_warnings', 'card_path', 'launch_argv', 'shell_line', 'model_card',
-           'load_checked']
+           'sdpa_dflash_attention', 'sink_share', 'flex_lse', 'RMSNorm', 'rope_cos_sin', 'apply_rope', 'drafter_rope',
+           'MLP', 'DFlashAttention', 'DFlashDecoderLayer', 'DFlashDrafter', 'grad_like_later_layers', 'crop_cache',
+           'atomic_write', 'yarn_scale_if_mscale_dropped', 'serving_warnings', 'card_path', 'launch_argv', 'shell_line',
+           'model_card', 'load_checked']
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
 from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
@@ -65,6 +65,7 @@ class DFlashConfig:
     dtype: str = 'bfloat16'          # dtype written to config.json
     rope_scaling: dict|None = None   # the target's RoPE type and scaling, e.g. {'rope_type': 'yarn', 'factor': 4.0, ...}; None: plain
     partial_rotary_factor: float = 1.0  # RoPE on the first head_dim * factor dims only; 1 (whole heads) unless read from an old export
+    attention_sink_bias: bool = False   # one learned logit per head and layer in each softmax's denominator (NVIDIA's attention sinks)
     mask_token: str|None = field(default=None, compare=False)  # the mask id's text in the target's tokenizer (SGLang reads it); None: not known
     target: str|None = field(default=None, compare=False)  # where the target came from, for the export's model card (not in config.json)
     target_model_type: str|None = field(default=None, compare=False)  # the target's model_type, for the card's warnings (not in config.json)
@@ -148,6 +149,7 @@ def _to_hf_dict(self) -> dict:
              is_neox_style=True,   # SGLang's RoPE layout flag (models/dflash.py @003b23d7): ours rotates half-heads (neox)
              eagle_aux_hidden_state_layer_ids=[i + 1 for i in self.target_layer_ids])  # vLLM reads these verbatim when present
     if self.is_causal is not None: d['is_causal'] = self.is_causal
+    if self.attention_sink_bias: d['dflash_config']['attention_sink_bias'] = True   # vLLM builds the sinks from it (qwen3_dflash.py 0.32.0)
     if self.partial_rotary_factor != 1.0: d['partial_rotary_factor'] = self.partial_rotary_factor
     return d
 
@@ -179,6 +181,7 @@ def _from_hf_dict(cls, d:dict) -> DFlashConfig:
     if 'target_layer_ids' not in kw: raise ValueError("config.json: dflash_config.target_layer_ids is missing")
     kw.setdefault('mask_token_id', None)
     if isinstance(dc.get('mask_token'), str): kw['mask_token'] = dc['mask_token']
+    kw['attention_sink_bias'] = bool(dc.get('attention_sink_bias', d.get('attention_sink_bias')) or False)
     if 'sliding_attention' not in (kw.get('layer_types') or []): kw['sliding_window'] = None
     if 'num_target_layers' not in kw: kw['num_target_layers'] = max(kw['target_layer_ids']) + 1
     if 'head_dim' not in kw: kw['head_dim'] = kw['hidden_size'] // kw['num_attention_heads']
@@ -385,13 +388,46 @@ def flex_kernel_options(head_dim:int, device, choice:str='auto', capability:tupl
 
 
 # %% ../nbs/03_drafter.ipynb #425af1a7
-def sdpa_dflash_attention(q, k, v, mask, scale:float|None=None, enable_gqa:bool=True):
-    "SDPA with a dense Bool[B, Q, KV] mask (True = may attend); fully masked rows give 0, never NaN."
+def sdpa_dflash_attention(q, k, v, mask, scale:float|None=None, enable_gqa:bool=True, sink=None):
+    "SDPA with a dense Bool[B, Q, KV] mask (True = may attend); fully masked rows give 0, never NaN; `sink` [Hq]: attention-sink logits (`_sdpa_sink`)."
     if enable_gqa and k.shape[1] != q.shape[1]:      # expand kv heads: keeps the masked fused kernels eligible
         k, v = (t.repeat_interleave(q.shape[1] // k.shape[1], dim=1) for t in (k, v))
     live = mask.any(-1, keepdim=True)                                # [B, Q, 1]
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=(mask | ~live)[:, None], scale=scale)
+    m = (mask | ~live)[:, None]
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=scale) if sink is None else _sdpa_sink(q, k, v, m, scale, sink)
     return out * live[:, None].to(out.dtype)
+
+# %% ../nbs/03_drafter.ipynb #b1623bde
+def sink_share(lse, sink):
+    "sigmoid(lse - sink) as [B, H, Q, 1]: the share of a row's softmax mass its keys keep beside the sink logit `sink` [H] (lse [B, H, Q]; a row that sees no key, lse -inf, gets 0)."
+    lse, dead = lse.float(), torch.isneginf(lse)
+    return torch.sigmoid(lse.masked_fill(dead, 0.0) - sink.float()[:, None]).masked_fill(dead, 0.0)[..., None]
+
+# %% ../nbs/03_drafter.ipynb #021f405f
+def _sdpa_sink(q, k, v, mask, scale, sink):
+    "SDPA over one more key per head whose logit is `sink` [H] and whose value is 0 (mask Bool[B, 1, Q, KV], k/v with q's heads)."
+    B, H, Q, D = q.shape
+    z = q.new_zeros(B, H, 1, D)
+    m = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill(~mask, float('-inf')).expand(B, H, Q, -1)
+    m = torch.cat([m, sink.to(q.dtype).view(1, H, 1, 1).expand(B, H, Q, 1)], -1)
+    return F.scaled_dot_product_attention(q, torch.cat([k, z], 2), torch.cat([v, z], 2), attn_mask=m, scale=scale)
+
+# %% ../nbs/03_drafter.ipynb #079c9c15
+@compiled_only
+def _flex_lse_body(q, k, v, block_mask, scale, enable_gqa, kernel_options=None):
+    return flex_attention(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=enable_gqa, kernel_options=kernel_options, return_lse=True)
+
+def flex_lse(q, k, v, block_mask:BlockMask, scale:float|None=None, enable_gqa:bool=True, kernel_options:dict|None=None):
+    "flex attention's output and log-sum-exp [B, Hq, Q]: compiled (in a compiled layer, as it is); on a CPU uncompiled (its compiled flex has none)."
+    if torch.compiler.is_dynamo_compiling():
+        return flex_attention(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=enable_gqa, kernel_options=kernel_options, return_lse=True)
+    if q.device.type == 'cpu':
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')                  # 'flex_attention called without torch.compile()': on purpose here
+            return flex_attention(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=enable_gqa, return_lse=True)
+    key = (*device_key(q.device), 'lse')
+    if key not in _FLEX: _FLEX[key] = compile_fn(_flex_lse_body, q.device, dynamic=_default_dynamic(q.device))
+    return _FLEX[key](q, k, v, block_mask, scale, enable_gqa, kernel_options)
 
 # %% ../nbs/03_drafter.ipynb #c54dc75d
 class RMSNorm(nn.Module):
@@ -467,18 +503,21 @@ def _index_mask(q_len:int, kv_len:int, causal:bool, window:int|None, device):
     return m
 
 # %% ../nbs/03_drafter.ipynb #4152ab86
-def _attend(q, k, v, mask, backend:str, scale:float, causal:bool=False, window:int|None=None, kernel_options:dict|None=None):
+def _attend(q, k, v, mask, backend:str, scale:float, causal:bool=False, window:int|None=None, kernel_options:dict|None=None, sink=None):
+    if backend == 'flex' and sink is not None:
+        out, lse = flex_lse(q, k, v, mask, scale, kernel_options=kernel_options)
+        return (out.float() * sink_share(lse, sink)).to(out.dtype)
     if backend == 'flex':
         if torch.compiler.is_dynamo_compiling():   # already inside a compiled region (compiled layer)
             return flex_attention(q, k, v, block_mask=mask, scale=scale, enable_gqa=True, kernel_options=kernel_options)
         return flex_dflash_attention(q, k, v, mask, scale, kernel_options=kernel_options)
     if backend != 'sdpa': raise ValueError(f"attention backend {backend!r}: use 'flex' or 'sdpa'")
     if mask is None:
-        if not causal and window is None:
+        if not causal and window is None and sink is None:
             return F.scaled_dot_product_attention(q, k, v, scale=scale, enable_gqa=True)
         mask = _index_mask(q.shape[-2], k.shape[-2], causal, window, q.device)[None]
     if mask.dim() == 4: mask = mask[:, 0]                 # a caller's [B, 1, Q, KV] boolean mask
-    return sdpa_dflash_attention(q, k, v, mask.bool().expand(q.shape[0], -1, -1), scale)
+    return sdpa_dflash_attention(q, k, v, mask.bool().expand(q.shape[0], -1, -1), scale, sink=sink)
 
 # %% ../nbs/03_drafter.ipynb #146ef4d6
 class DFlashAttention(nn.Module):
@@ -497,6 +536,7 @@ class DFlashAttention(nn.Module):
         self.sliding_window = cfg.sliding_window if sliding else None
         self.is_causal = sliding if cfg.is_causal is None else bool(cfg.is_causal)
         self.flex_options = None                      # flex's forward tile (`flex_kernel_options`), set by `compile_layers`
+        self.attention_sink_bias = nn.Parameter(torch.zeros(nq)) if cfg.attention_sink_bias else None   # [heads]: NVIDIA's sinks
 
 # %% ../nbs/03_drafter.ipynb #aa3f7075
 def _attn_forward(self, h, ctx, cos, sin, mask=None, backend:str='sdpa', cache=None):
@@ -508,7 +548,7 @@ def _attn_forward(self, h, ctx, cos, sin, mask=None, backend:str='sdpa', cache=N
     k = self.k_norm(k).transpose(1, 2)
     q, k = apply_rope(q, cos[:, -Q:], sin[:, -Q:]), apply_rope(k, cos, sin)
     if cache is not None: k, v = cache.update(k, v, self.layer_idx)
-    o = _attend(q, k, v, mask, backend, self.scaling, self.is_causal, self.sliding_window, self.flex_options)
+    o = _attend(q, k, v, mask, backend, self.scaling, self.is_causal, self.sliding_window, self.flex_options, self.attention_sink_bias)
     return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
 
 DFlashAttention.forward = _attn_forward
@@ -550,6 +590,7 @@ def _reset_parameters(self, std:float|None=None):
             nn.init.normal_(m.weight, 0.0, std)
             if m.bias is not None: nn.init.zeros_(m.bias)
         elif isinstance(m, RMSNorm): nn.init.ones_(m.weight)
+        elif isinstance(getattr(m, 'attention_sink_bias', None), nn.Parameter): nn.init.zeros_(m.attention_sink_bias)   # Model-Optimizer's start
 
 DFlashDrafter.reset_parameters = _reset_parameters
 
@@ -733,6 +774,7 @@ class DFlashAttention(nn.Module):
         self.sliding_window = config.sliding_window if sliding else None
         causal = getattr(config, 'is_causal', None)
         self.is_causal = sliding if causal is None else bool(causal)
+        self.attention_sink_bias = nn.Parameter(torch.zeros(nq)) if _dflash(config, 'attention_sink_bias', False) else None
 
     def forward(self, h, ctx, cos, sin, attention_mask=None, cache=None):
         B, Q, _ = h.shape
@@ -744,8 +786,8 @@ class DFlashAttention(nn.Module):
         q, k = _rotate(q, cos[:, -Q:], sin[:, -Q:]), _rotate(k, cos, sin)
         if cache is not None:
             k, v = cache.update(k, v, self.layer_idx)
-        mask = attention_mask
-        if mask is None and (self.is_causal or self.sliding_window is not None):
+        mask, sink = attention_mask, self.attention_sink_bias
+        if mask is None and (self.is_causal or self.sliding_window is not None or sink is not None):
             mask = _index_mask(Q, k.shape[-2], self.is_causal, self.sliding_window, q.device)
         if mask is None:
             o = F.scaled_dot_product_attention(q, k, v, scale=D ** -0.5, enable_gqa=True)
@@ -754,6 +796,11 @@ class DFlashAttention(nn.Module):
             mask = mask.bool().expand(B, -1, -1)[:, None]
             rep = q.shape[1] // k.shape[1]
             k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+            if sink is not None:   # attention sinks: one more key per head, its logit the sink, its value 0
+                z, nh = q.new_zeros(B, q.shape[1], 1, D), q.shape[1]
+                k, v = torch.cat([k, z], 2), torch.cat([v, z], 2)
+                m = torch.zeros(mask.shape, dtype=q.dtype, device=q.device).masked_fill(~mask, float('-inf')).expand(B, nh, Q, -1)
+                mask = torch.cat([m, sink.to(q.dtype).view(1, nh, 1, 1).expand(B, nh, Q, 1)], -1)
             o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=D ** -0.5)
         return self.o_proj(o.transpose(1, 2).reshape(B, Q, -1))
 
@@ -805,6 +852,8 @@ class DFlashDraftModel(PreTrainedModel):
             if module.bias is not None: nn.init.zeros_(module.bias)
         elif isinstance(module, DFlashRMSNorm):
             nn.init.ones_(module.weight)
+        elif isinstance(module, DFlashAttention) and module.attention_sink_bias is not None:
+            nn.init.zeros_(module.attention_sink_bias)
 
     def forward(self, position_ids, attention_mask=None, noise_embedding=None, target_hidden=None,
                 past_key_values=None, use_cache=False, **kwargs):
@@ -871,6 +920,9 @@ def serving_warnings(cfg:DFlashConfig) -> list[str]:
     if cfg.partial_rotary_factor != 1.0:
         w.append(f"partial_rotary_factor={cfg.partial_rotary_factor}: vLLM rotates that fraction of each head, SGLang and the "
                  f"z-lab reference the whole head, so the engines disagree; train again with this version (full-head RoPE)")
+    if cfg.attention_sink_bias:
+        w.append("attention sinks: vLLM (0.32.0) builds them from dflash_config.attention_sink_bias; SGLang's DFlash model "
+                 "(models/dflash.py @003b23d7) has none and ignores their tensors, so it drafts otherwise: serve with vLLM")
     return w + _warn_yarn(cfg) + _warn_gemma(cfg)
 
 

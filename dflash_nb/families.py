@@ -34,11 +34,12 @@ def family_of(x) -> DrafterFamily:
 
 # %% ../nbs/03g_families.ipynb #86376e35
 def release_layout(d:dict, where='config.json') -> tuple:
-    "`(family, layout)` whose exports name the architecture of `config.json` dict `d` (read from `where`); of layouts naming the same one, the first whose marks `d` agrees with (a layout without marks: `d` has none of the keys others mark)."
+    "`(family, layout)` whose exports name the architecture of `config.json` dict `d` (read from `where`); of layouts naming the same one, the first whose marks `d` agrees with (a layout without marks: `d` has none of the keys others mark), one whose signs `d` has first."
     arch = (d.get('architectures') or [None])[0]
     lays = [(f, lay) for f in FAMILIES.values() for lay in f.layouts]
     marked = sorted({k for _, lay in lays for k, _ in lay.marks})
-    for f, lay in lays:
+    signed = [(f, lay) for f, lay in lays if lay.signs and all(d.get(k) == v for k, v in lay.signs)]
+    for f, lay in signed + lays:
         if arch in lay.architectures and (all(d.get(k, v) == v for k, v in lay.marks) if lay.marks else not any(k in d for k in marked)): return f, lay
     if any(arch in lay.architectures for _, lay in lays):
         k = next(k for k in marked if k in d)

@@ -11,9 +11,9 @@ from .loss import prepare_targets, dflash_forward_loss, train_step_flops
 from .serving import serving_contract
 
 # %% auto #0
-__all__ = ['DFLASH', 'MUSE_NAMES', 'DFLASH_LAYOUTS', 'SPECULATORS_ARCHS', 'SPECULATORS_VERSION', 'VERIFIER_COPIES',
-           'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'muse_to_ours', 'muse_from_ours', 'zlab_to_ours',
-           'speculators_to_ours', 'speculators_from_ours']
+__all__ = ['DFLASH_OPTIONS', 'DFLASH', 'MUSE_NAMES', 'DFLASH_LAYOUTS', 'SPECULATORS_ARCHS', 'SPECULATORS_VERSION',
+           'VERIFIER_COPIES', 'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'muse_to_ours', 'muse_from_ours',
+           'zlab_to_ours', 'speculators_to_ours', 'speculators_from_ours', 'nvidia_from_ours']
 
 # %% ../nbs/03d_family.ipynb #975d53b6
 @dataclass(frozen=True)
@@ -27,13 +27,17 @@ class FamilyOption:
     @property
     def flag(self) -> str: return '--' + self.name.replace('_', '-')
 
+# %% ../nbs/03d_family.ipynb #a3d676e8
+DFLASH_OPTIONS = (FamilyOption('attention_sink_bias', False, "attention sinks: one learned logit per head and layer in each softmax's "
+                               "denominator, as NVIDIA's Nemotron drafters (exported as dflash_config.attention_sink_bias)"),)
+
 # %% ../nbs/03d_family.ipynb #b3a51d64
 class DrafterFamily:
     "A drafter family: what training, the step, tau, the decoding loops, the bench, resume and the model card ask of it. This base class is DFlash (z-lab's layout), the backbone every family builds on; a family overrides what differs."
     name, title = 'dflash', 'DFlash'
     config_cls, model_cls = DFlashConfig, DFlashDrafter
     architectures = ('DFlashDraftModel',)  # what its exports' config.json names (the registry loads an export by it)
-    options: tuple = ()                     # `FamilyOption`s: its own `dflash_nb_train` options
+    options: tuple = DFLASH_OPTIONS         # `FamilyOption`s: its own `dflash_nb_train` options (a family lists its own)
     defaults: dict = {}                     # common options it sets otherwise when they are not given
     extra_sums: tuple = ()                  # the sums its loss returns beside DFlash's, summed over micro-batches and ranks
     summary_keys: tuple = ()                # its step metrics a run's summary.json keeps
@@ -46,9 +50,11 @@ class DrafterFamily:
 DFLASH = DrafterFamily()
 
 # %% ../nbs/03d_family.ipynb #241dbbc7
+def _sinks(x) -> bool: return bool(getattr(x, 'attention_sink_bias', False))
+
 def _config_kw(self, c) -> dict:
-    "The drafter-config fields that run options `c` set (DFlash: none of its own)."
-    return {}
+    "The drafter-config fields that run options `c` set (DFlash: its attention sinks, where asked for)."
+    return {'attention_sink_bias': True} if _sinks(c) else {}
 
 def _option_problems(self, c) -> list[str]:
     "What is wrong with this family's option values in run options `c`, each as '--flag value: why' (by each option's check)."
@@ -63,16 +69,17 @@ def _make_config(self, target_config, c, **kw):
     return self.config_cls.from_target(target_config, **kw, **self.config_kw(c))
 
 def _describe(self, dcfg) -> str:
-    "What opens the console's drafter line for config `dcfg` ('' for DFlash, the plain backbone)."
-    return ''
+    "What opens the console's drafter line for config `dcfg` ('' for DFlash, the plain backbone; its sinks where it has them)."
+    return 'DFlash with attention sinks, ' if _sinks(dcfg) else ''
 
 def _identity(self, c) -> dict:
     "The fields of run options `c` a resume must find unchanged for this family's drafter (the in-block causality where it is not z-lab's rule)."
-    return {'drafter.kind': self.name, **({'drafter.block_causal': c.block_causal} if getattr(c, 'block_causal', 'auto') != 'auto' else {})}
+    return {'drafter.kind': self.name, **({'drafter.block_causal': c.block_causal} if getattr(c, 'block_causal', 'auto') != 'auto' else {}),
+            **({'drafter.attention_sink_bias': True} if _sinks(c) else {})}
 
 def _release_options(self, dcfg) -> dict:
-    "The family's own `dflash_nb_train` options a released drafter of config `dcfg` fixes (DFlash: none)."
-    return {}
+    "The family's own `dflash_nb_train` options a released drafter of config `dcfg` fixes (DFlash: its attention sinks, where it has them)."
+    return {'attention_sink_bias': True} if _sinks(dcfg) else {}
 
 DrafterFamily.config_kw, DrafterFamily.option_problems, DrafterFamily.target_problem = _config_kw, _option_problems, _target_problem
 DrafterFamily.make_config, DrafterFamily.describe, DrafterFamily.identity = _make_config, _describe, _identity
@@ -147,7 +154,11 @@ def _load(self, path, device='cpu', dtype=None):
     return self.model_cls.from_pretrained(path, device=device, dtype=dtype).eval()
 
 def _contract_problems(self, d:dict) -> list[str]:
-    "Problems with this family's own keys in export `config.json` dict `d` (DFlash: none beyond `serving_contract`'s)."
+    "Problems with this family's own keys in export `config.json` dict `d` (DFlash: the attention sinks' flag where vLLM 0.32.0 reads it)."
+    flag = (d.get('dflash_config') or {}).get('attention_sink_bias')
+    if flag not in (None, True, False): return [f"dflash_config.attention_sink_bias {flag!r}: true or false"]
+    if d.get('attention_sink_bias') and not flag:
+        return ["attention_sink_bias at the top level only: vLLM 0.32.0 reads dflash_config.attention_sink_bias (else add_swa_attention_sink_bias) and would build no sinks"]
     return []
 
 def _contract(self, folder, architectures=('DFlashDraftModel',)) -> list[str]:
@@ -155,8 +166,9 @@ def _contract(self, folder, architectures=('DFlashDraftModel',)) -> list[str]:
     return serving_contract(folder, self, architectures)
 
 def _engine_shapes(self, d:dict) -> dict:
-    "Name -> shape of this family's own weights the engines read, for export `config.json` dict `d` (DFlash: none)."
-    return {}
+    "Name -> shape of this family's own weights the engines read, for export `config.json` dict `d` (DFlash: its sinks, [heads] a layer, where flagged)."
+    if not (d.get('dflash_config') or {}).get('attention_sink_bias'): return {}
+    return {f'layers.{i}.self_attn.attention_sink_bias': (d['num_attention_heads'],) for i in range(d['num_hidden_layers'])}
 
 DrafterFamily.export, DrafterFamily.load, DrafterFamily.contract_problems, DrafterFamily.engine_shapes = _export, _load, _contract_problems, _engine_shapes
 DrafterFamily.contract = _contract
@@ -166,12 +178,13 @@ def _same(d:dict, tensors:dict) -> tuple[dict, dict]: return dict(d), dict(tenso
 
 @dataclass(frozen=True)
 class ReleasedLayout:
-    "A layout a family's drafters are published in: the `architectures` its config.json names, `to_ours(d, tensors)` and `from_ours(d, tensors)` between it and ours (config dict, tensors by name), and `marks`, the `(key, value)` pairs of its config.json that tell it from another layout naming the same architecture."
+    "A layout a family's drafters are published in: the `architectures` its config.json names, `to_ours(d, tensors)` and `from_ours(d, tensors)` between it and ours (config dict, tensors by name), `marks`, the `(key, value)` pairs of its config.json that tell it from another layout naming the same architecture, and `signs`, pairs a config.json of its own has and one of the unmarked layout of its architecture may lack (their presence picks it)."
     name: str
     architectures: tuple
     to_ours: object = _same
     from_ours: object = _same
     marks: tuple = ()
+    signs: tuple = ()
 
 # %% ../nbs/03d_family.ipynb #c225ada8
 MUSE_NAMES = {'encoder.fc.weight': 'fc.weight', 'encoder.output_norm_enc.weight': 'hidden_norm.weight'}
@@ -195,6 +208,7 @@ def muse_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
     dc, types = d.get('dflash_config') or {}, d.get('layer_types') or []
     trained = {d['is_causal']} if d.get('is_causal') is not None else {t == 'sliding_attention' for t in types}
     if True in trained: raise ValueError("Meta's assistant attends both ways in the block in every layer; this drafter's sliding layers were trained causal (z-lab's rule): export it in z-lab's layout")
+    if dc.get('attention_sink_bias'): raise ValueError("Meta's assistant has no attention sinks; this drafter has them: export it in z-lab's or NVIDIA's layout")
     out = {k: v for k, v in d.items() if k not in _MUSE_DROP}
     out.update(architectures=['MuseGlimmerAssistantModel'], model_type='muse_glimmer_assistant', block_size=dc['block_size'],
                mask_token_id=dc['mask_token_id'], target_layer_ids=list(dc['target_layer_ids']), num_target_layers=dc.get('num_target_layers'))
@@ -208,14 +222,24 @@ DFLASH_LAYOUTS = (ReleasedLayout('z-lab', ('DFlashDraftModel',)),
 DrafterFamily.layouts = DFLASH_LAYOUTS
 
 # %% ../nbs/03d_family.ipynb #080b433a
+def _sink_refusal(d:dict, dc:dict, tensors:dict) -> str|None:
+    "Why the attention-sink flag (`dflash_config`, Model-Optimizer's copy at the top) and the sink tensors of config `d` disagree (None: they agree)."
+    top, flag = d.get('attention_sink_bias'), dc.get('attention_sink_bias', d.get('attention_sink_bias'))
+    if top is not None and 'attention_sink_bias' in dc and bool(top) != bool(dc['attention_sink_bias']):
+        return f"attention_sink_bias {top} at the top level but {dc['attention_sink_bias']} in dflash_config"
+    sinks, n = [k for k in tensors if k.endswith('self_attn.attention_sink_bias')], d.get('num_hidden_layers')
+    if flag and len(sinks) != n: return f"dflash_config.attention_sink_bias true but {len(sinks)} sink tensors for {n} layers"
+    if sinks and not flag: return f"{sinks[0]} without dflash_config.attention_sink_bias: vLLM builds no sinks for it"
+
 def zlab_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
-    "A z-lab-architecture export as ours: `dflash_config.causal` read where z-lab's rule would train otherwise; attention-sink biases refused."
+    "A z-lab-architecture export as ours: `dflash_config.causal` read where z-lab's rule would train otherwise, `use_swa` as vLLM reads it, attention sinks checked against their flag."
     dc, types = d.get('dflash_config') or {}, d.get('layer_types') or []
-    sinks = [k for k in tensors if 'attention_sink' in k]
-    if dc.get('attention_sink_bias') or d.get('attention_sink_bias') or sinks:
-        raise ValueError(f"attention-sink biases ({sinks[0] if sinks else 'dflash_config.attention_sink_bias'}: NVIDIA's sink-bias drafters): "
-                         "no drafter family here trains them yet, and dropping them would change what it drafts")
+    if (why := _sink_refusal(d, dc, tensors)): raise ValueError(f"config.json: {why}")
     d = dict(d)
+    if dc.get('use_swa') and 'sliding_attention' not in types:               # vLLM slides every layer (Model-Optimizer's window)
+        d['layer_types'] = types = ['sliding_attention'] * d['num_hidden_layers']
+        d['sliding_window'] = dc.get('swa_window_size') or d.get('sliding_window')
+    if d.get('dtype') is None and d.get('torch_dtype'): d['dtype'] = d['torch_dtype']   # transformers 4's name (Model-Optimizer writes it)
     rule = {t == 'sliding_attention' for t in types} or {False}           # each layer's causality by z-lab's rule
     if d.get('is_causal') is None and isinstance(dc.get('causal'), bool) and rule != {dc['causal']}: d['is_causal'] = dc['causal']
     return d, dict(tensors)
@@ -282,6 +306,7 @@ def speculators_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
     if c.partial_rotary_factor != 1.0: raise ValueError(f"partial_rotary_factor {c.partial_rotary_factor}: speculators' DFlash turns whole heads: export it in z-lab's layout")
     if c.is_causal and 'full_attention' in c.layer_types:
         raise ValueError("speculators' full layers attend both ways in the block; this drafter's were trained causal (--block-causal on): export it in z-lab's layout")
+    if c.attention_sink_bias: raise ValueError("speculators' DFlash (0.9.0) has no attention sinks; this drafter has them: export it in z-lab's or NVIDIA's layout")
     tl = {'model_type': 'qwen3', **{k: getattr(c, k) for k in _SPEC_LAYER_KEYS}, 'rope_parameters': c.rope_parameters, 'layer_types': list(c.layer_types),
           'use_sliding_window': sliding, 'sliding_window': c.sliding_window if sliding else None, 'tie_word_embeddings': False,
           **({'is_causal': c.is_causal} if c.is_causal is not None else {})}
@@ -295,4 +320,24 @@ def speculators_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
     return {**{k: v for k, v in d.items() if k not in ours}, **out}, dict(tensors)   # keys not of our layout (a trainer's export's) kept
 
 DFLASH_LAYOUTS = (*DFLASH_LAYOUTS, ReleasedLayout('speculators', SPECULATORS_ARCHS, speculators_to_ours, speculators_from_ours, marks=(('speculators_model_type', 'dflash'),)))
+DrafterFamily.layouts = DFLASH_LAYOUTS
+
+# %% ../nbs/03d_family.ipynb #9f2c783e
+_NV_KEYS = ('hidden_size', 'num_hidden_layers', 'num_attention_heads', 'num_key_value_heads', 'head_dim', 'intermediate_size', 'hidden_act',
+            'rms_norm_eps', 'vocab_size', 'max_position_embeddings', 'initializer_range', 'attention_bias', 'attention_dropout')
+
+def nvidia_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "A z-lab DFlash export's config dict and tensors as Model-Optimizer's `DFlashExporter` writes an NVIDIA DFlash drafter."
+    c = DFlashConfig.from_hf_dict(d)
+    if c.partial_rotary_factor != 1.0: raise ValueError(f"partial_rotary_factor {c.partial_rotary_factor}: Model-Optimizer's layout has no rotary fraction: export it in z-lab's layout")
+    causal, sliding = {c.is_causal} if c.is_causal is not None else {t == 'sliding_attention' for t in c.layer_types}, 'sliding_attention' in c.layer_types
+    dc = {'mask_token_id': c.mask_token_id, 'target_layer_ids': list(c.target_layer_ids), **({'use_swa': True, 'swa_window_size': c.sliding_window} if sliding else {}),
+          **({'causal': causal.pop()} if len(causal) == 1 else {}), **({'attention_sink_bias': True} if c.attention_sink_bias else {})}   # mixed: each layer its type's
+    out = {'architectures': ['DFlashDraftModel'], 'model_type': 'qwen3', 'block_size': c.block_size, 'dflash_config': dc, **{k: getattr(c, k) for k in _NV_KEYS},
+           'rope_theta': c.rope_theta, 'rope_scaling': c.rope_scaling, 'tie_word_embeddings': False, 'torch_dtype': c.dtype, 'num_target_layers': c.num_target_layers,
+           'layer_types': list(c.layer_types), **({'sliding_window': c.sliding_window} if sliding else {}), **({'attention_sink_bias': True} if c.attention_sink_bias else {})}
+    ours = set(c.to_hf_dict()) | {'is_causal', 'partial_rotary_factor', 'auto_map', 'dtype'}
+    return {**{k: v for k, v in d.items() if k not in ours}, **out}, dict(tensors)   # keys not of our layout (a trainer's export's) kept
+
+DFLASH_LAYOUTS = (*DFLASH_LAYOUTS, ReleasedLayout('nvidia', ('DFlashDraftModel',), zlab_to_ours, nvidia_from_ours, signs=(('attention_sink_bias', True),)))
 DrafterFamily.layouts = DFLASH_LAYOUTS
