@@ -13,11 +13,13 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 # %% auto #0
-__all__ = ['DSPARK_ARCH', 'MARKOV_HEAD_TYPES', 'DSPARK_KEYS', 'DSPARK_OPTIONS', 'DSPARK', 'DSparkConfig', 'MarkovHead',
+__all__ = ['DSPARK_ARCH', 'MARKOV_HEAD_TYPES', 'DSPARK_KEYS', 'DSPARK_OPTIONS', 'DSPARK', 'SPECFORGE_ARCH',
+           'SPECFORGE_DSPARK_KEYS', 'SPECULATORS_DSPARK_ARCHS', 'DSPARK_LAYOUTS', 'DSparkConfig', 'MarkovHead',
            'ConfidenceHead', 'DSparkDrafter', 'predecessors', 'dspark_anchor_candidates', 'position_decay',
            'dspark_targets', 'dspark_head_terms', 'dspark_forward_loss', 'dspark_weight_shapes',
            'dspark_config_problems', 'dspark_export_problems', 'dspark_launch_argv', 'dspark_model_card',
-           'DSparkFamily', 'dspark_family_loss']
+           'dspark_release_refusal', 'DSparkFamily', 'dspark_family_loss', 'specforge_to_ours', 'specforge_from_ours',
+           'speculators_dspark_to_ours', 'speculators_dspark_from_ours']
 
 # %% ../nbs/03e_dspark.ipynb #2f552380
 from .drafter import DFlashConfig, DFlashDrafter, atomic_write, dtype_name, card_path, shell_line, serving_warnings
@@ -55,8 +57,10 @@ def _check_dspark(c):
     if c.markov_head_type not in MARKOV_HEAD_TYPES:
         _bad_ds(f"markov_head_type={c.markov_head_type!r}: only {MARKOV_HEAD_TYPES} is implemented (DeepSpec's 'gated' and 'rnn' "
                 f"heads are not; every released DSpark drafter uses 'vanilla')")
-    if not isinstance(c.markov_rank, int) or c.markov_rank < 1:
-        _bad_ds(f"markov_rank={c.markov_rank!r} must be an int >= 1 (0 is DeepSpec's DFlash, no Markov head: not a DSpark drafter)")
+    if not isinstance(c.markov_rank, int) or c.markov_rank < 0:
+        _bad_ds(f"markov_rank={c.markov_rank!r} must be an int >= 0 (0: no Markov head, DeepSpec's DFlash)")
+    if c.markov_rank == 0 and c.enable_confidence_head and c.confidence_head_with_markov:
+        _bad_ds("confidence_head_with_markov with markov_rank 0: there is no W1 to read (DeepSpec asserts the same)")
     if c.mask_token_id is None: _bad_ds("mask_token_id is required (the block's rows after the anchor)")
     if set(c.layer_types) != {'full_attention'} or c.is_causal:
         _bad_ds(f"layer_types {sorted(set(c.layer_types))}, is_causal={c.is_causal}: DSpark layers are full, bidirectional attention")
@@ -80,13 +84,17 @@ DSPARK_KEYS = ('num_target_layers', 'block_size', 'mask_token_id', 'target_layer
 _NOT_DS = ('dflash_config', 'eagle_aux_hidden_state_layer_ids', 'is_neox_style', 'auto_map')   # z-lab fields a DeepSpec config has not
 
 def _to_hf_dict_ds(self) -> dict:
-    "DeepSpec's flat `config.json` dict: the target's config (if known), our Qwen3 fields, the DSpark keys, `sample_from_anchor: true`."
+    "DeepSpec's flat `config.json` dict: the target's config (if known), our Qwen3 fields, the DSpark keys, `sample_from_anchor: true` (rank 0: no head type)."
     own = {k: v for k, v in DFlashConfig.to_hf_dict(self).items() if k not in _NOT_DS}
+    if 'max_window_layers' in (self.target_hf or {}): own.pop('max_window_layers')    # the target's, as DeepSpec copies it (no layer slides)
     d = {k: v for k, v in (self.target_hf or {}).items() if k not in _NOT_DS + ('rope_scaling', 'rope_parameters', 'rope_theta')}
     d.update(own)
     d.update({k: getattr(self, k) for k in DSPARK_KEYS}, target_layer_ids=list(self.target_layer_ids), architectures=[DSPARK_ARCH],
              tie_word_embeddings=False, sample_from_anchor=True)
     d['model_type'] = (self.target_hf or {}).get('model_type') or 'qwen3'
+    if not self.markov_rank:                         # DeepSpec's DFlash writes neither (its build_draft_config)
+        d.pop('markov_head_type')
+        if not self.enable_confidence_head: d.pop('confidence_head_with_markov')
     return d
 
 DSparkConfig.to_hf_dict = _to_hf_dict_ds
@@ -110,7 +118,7 @@ def _from_hf_dict_ds(cls, d:dict) -> DSparkConfig:
     extra = dict(markov_rank=int(d['markov_rank']), markov_head_type=d.get('markov_head_type', 'vanilla'),
                  enable_confidence_head=bool(d.get('enable_confidence_head', False)),
                  confidence_head_with_markov=bool(d.get('confidence_head_with_markov', False)), num_anchors=int(d.get('num_anchors') or 512))
-    return cls(**{f.name: getattr(base, f.name) for f in fields(DFlashConfig)}, **extra)
+    return cls(**{f.name: getattr(base, f.name) for f in fields(DFlashConfig)}, **extra, target_hf=d)   # a DeepSpec config is its target's, amended
 
 DSparkConfig.from_hf_dict = _from_hf_dict_ds
 
@@ -137,7 +145,7 @@ class DSparkDrafter(DFlashDrafter):
         if not isinstance(config, DSparkConfig): raise TypeError(f"DSparkDrafter needs a DSparkConfig, got {type(config).__name__}")
         super().__init__(config)
         H, r = config.hidden_size, config.markov_rank
-        self.markov_head = MarkovHead(config.vocab_size, r)
+        self.markov_head = MarkovHead(config.vocab_size, r) if r else None   # rank 0: DeepSpec's DFlash, no Markov head
         self.confidence_head = (ConfidenceHead(H + r if config.confidence_head_with_markov else H)
                                 if config.enable_confidence_head else None)
         self.reset_parameters()
@@ -160,13 +168,14 @@ def predecessors(anchor_ids, tokens):
     "Predecessor ids [..., gamma] of a block's rows: the anchor token for row 0, the token of row k-1 for row k."
     return torch.cat([anchor_ids[..., None].to(tokens.dtype), tokens[..., :-1]], -1)
 
-def _markov_bias(self, prev_ids): 
-    "W2 W1[prev] [..., V] (the head's dtype)."
-    return self.markov_head(prev_ids)
+def _markov_bias(self, prev_ids):
+    "W2 W1[prev] [..., V] (the head's dtype); None without a Markov head (rank 0)."
+    return None if self.markov_head is None else self.markov_head(prev_ids)
 
 def _markov_logits(self, hidden, prev_ids, output_head):
-    "Markov-corrected logits [..., V] fp32: lm_head(h) + W2 W1[prev] (the head a module or a weight [V, H])."
-    return self.compute_logits(hidden, output_head).float() + self.markov_bias(prev_ids).float()
+    "Markov-corrected logits [..., V] fp32: lm_head(h) + W2 W1[prev] (the head a module or a weight [V, H]); rank 0: lm_head(h)."
+    z, b = self.compute_logits(hidden, output_head).float(), self.markov_bias(prev_ids)
+    return z if b is None else z + b.float()
 
 def _confidence_logits(self, hidden, prev_ids):
     "Confidence logits [...] fp32 from [h; W1[prev]] (or h); None without a confidence head."
@@ -184,7 +193,7 @@ def _propose_ds(self, hidden, anchor_ids, output_head, temperature:float=0.0, ge
     U = self.compute_logits(hidden, output_head).float()                 # all rows at once: the backbone is not re-run
     prev, toks, zs = anchor_ids.long().to(U.device), [], []
     for k in range(U.shape[1]):
-        z = U[:, k] + self.markov_bias(prev).float()
+        z = U[:, k] if self.markov_head is None else U[:, k] + self.markov_bias(prev).float()
         if temperature < 1e-5: prev = z.argmax(-1)
         else: prev = torch.multinomial(torch.softmax(z / temperature, -1), 1, generator=generator)[:, 0]
         toks.append(prev); zs.append(z)
@@ -241,8 +250,9 @@ def dspark_targets(input_ids, loss_mask, anchors, keep, gamma:int, mask_token_id
 
 # %% ../nbs/03e_dspark.ipynb #f0538d1b
 def _dspark_chunk(h, e, w2, head_weight, th, labels, weights):
-    "One chunk of rows: (weighted CE sum, weighted L1 sum, L1 per row (detached), argmax of z) for z = h W^T + e W2^T."
-    z = F.linear(h.to(head_weight.dtype), head_weight).float() + F.linear(e, w2).float()
+    "One chunk of rows: (weighted CE sum, weighted L1 sum, L1 per row (detached), argmax of z) for z = h W^T + e W2^T (no Markov head: w2 None)."
+    z = F.linear(h.to(head_weight.dtype), head_weight).float()
+    if w2 is not None: z = z + F.linear(e, w2).float()
     logp = torch.log_softmax(z, -1)
     ce = -logp.gather(1, labels[:, None])[:, 0]
     with torch.no_grad(): pt = torch.softmax(F.linear(th.to(head_weight.dtype), head_weight).float(), -1)
@@ -251,15 +261,15 @@ def _dspark_chunk(h, e, w2, head_weight, th, labels, weights):
 
 # %% ../nbs/03e_dspark.ipynb #9edd82ee
 def dspark_head_terms(h, e, w2, head_weight, target_h, labels, weights, chunk_rows:int|None=None):
-    """h [M, H], e = W1[prev] [M, r], W2 [V, r], target_h [M, H] -> (weighted CE sum, weighted L1 sum, L1 per row [M], argmax [M]), fp32.
+    """h [M, H], e = W1[prev] [M, r], W2 [V, r] (both None: no Markov head), target_h [M, H] -> (weighted CE sum, weighted L1 sum, L1 per row [M], argmax [M]), fp32.
     Chunks of `chunk_rows` rows, each checkpointed when gradients are on."""
     if head_weight.requires_grad: raise ValueError("dspark_head_terms: the LM head is frozen (it gets no gradient); pass head_weight.detach()")
     M = h.shape[0]
     rows = min(chunk_rows or M, M) or 1
-    grad = torch.is_grad_enabled() and any(t.requires_grad for t in (h, e, w2))
+    grad = torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in (h, e, w2))
     out = []
     for i in range(0, M, rows):
-        args = (h[i:i + rows], e[i:i + rows], w2, head_weight, target_h[i:i + rows].detach(), labels[i:i + rows], weights[i:i + rows].float())
+        args = (h[i:i + rows], None if e is None else e[i:i + rows], w2, head_weight, target_h[i:i + rows].detach(), labels[i:i + rows], weights[i:i + rows].float())
         out.append(checkpoint(_dspark_chunk, *args, use_reentrant=False) if grad and rows < M else _dspark_chunk(*args))
     if not out: z = h.new_zeros((), dtype=torch.float32); return z, z, h.new_zeros(0), labels.new_zeros(0)
     return sum(o[0] for o in out), sum(o[1] for o in out), torch.cat([o[2] for o in out]), torch.cat([o[3] for o in out])
@@ -296,7 +306,8 @@ def dspark_forward_loss(drafter, embed_weight, head_weight, input_ids, loss_mask
     h, prev, lab = hidden.reshape(-1, hidden.shape[-1]), targets['prev'].reshape(-1), targets['labels'].reshape(-1)
     w, valid = targets['weights'].reshape(-1).float(), targets['valid'].reshape(-1, g)
     th = _gather_rows(target_last_hidden, targets['target_pos'])
-    ce, l1, l1_rows, pred = dspark_head_terms(h, m.markov_head.markov_w1(prev), m.markov_head.markov_w2.weight, head_weight, th, lab, w, chunk_rows)
+    mh = m.markov_head                                                        # None: rank 0, the LM head's logits alone
+    ce, l1, l1_rows, pred = dspark_head_terms(h, mh and mh.markov_w1(prev), mh and mh.markov_w2.weight, head_weight, th, lab, w, chunk_rows)
     conf = _conf_terms(m, h, prev, l1_rows, w, valid, g)
     a_ce, a_l1, a_conf = alphas or (c.ce_loss_alpha, c.l1_loss_alpha, c.confidence_head_alpha)
     return dict(loss_sum=a_ce * ce + a_l1 * l1 + a_conf * conf['conf_sum'], weight_sum=targets['weight_sum'], ce_sum=ce, l1_sum=l1,
@@ -317,7 +328,8 @@ def dspark_weight_shapes(d:dict) -> dict:
                            'self_attn.o_proj.bias': (H,)})
     out = {f'layers.{i}.{k}': s for i in range(d['num_hidden_layers']) for k, s in layer.items()}
     out.update({'fc.weight': (H, len(d['target_layer_ids']) * H), 'hidden_norm.weight': (H,), 'norm.weight': (H,), 'embed_tokens.weight': (V, H),
-                'lm_head.weight': (V, H), 'markov_head.markov_w1.weight': (V, r), 'markov_head.markov_w2.weight': (V, r)})
+                'lm_head.weight': (V, H)})
+    if r: out.update({'markov_head.markov_w1.weight': (V, r), 'markov_head.markov_w2.weight': (V, r)})   # rank 0: DeepSpec's DFlash
     if d.get('enable_confidence_head'):
         out.update({'confidence_head.proj.weight': (1, H + (r if d.get('confidence_head_with_markov') else 0)), 'confidence_head.proj.bias': (1,)})
     return out
@@ -327,9 +339,10 @@ def dspark_config_problems(d:dict) -> list[str]:
     "Problems with the DSpark keys of `config.json` dict `d` as DeepSpec and vLLM 0.32 read them (spec §4.2, §4.4)."
     p = []
     if d.get('architectures') != [DSPARK_ARCH]: p.append(f"architectures {d.get('architectures')}: expected ['{DSPARK_ARCH}']")
-    if not isinstance(d.get('markov_rank'), int) or d['markov_rank'] < 1:
-        p.append(f"markov_rank {d.get('markov_rank')!r}: vLLM requires a positive int at the top level")
-    if d.get('markov_head_type') not in MARKOV_HEAD_TYPES: p.append(f"markov_head_type {d.get('markov_head_type')!r}: vLLM assumes 'vanilla'")
+    if not isinstance(d.get('markov_rank'), int) or d['markov_rank'] < 0:
+        p.append(f"markov_rank {d.get('markov_rank')!r}: vLLM requires an int at the top level (0: DeepSpec's DFlash)")
+    elif d['markov_rank'] and d.get('markov_head_type') not in MARKOV_HEAD_TYPES:
+        p.append(f"markov_head_type {d.get('markov_head_type')!r}: vLLM assumes 'vanilla'")
     if d.get('sample_from_anchor') is not True:
         p.append(f"sample_from_anchor {d.get('sample_from_anchor')!r}: write true at the top level (the speculators adapter defaults it to false)")
     if 'dflash_config' in d: p.append("dflash_config present: DeepSpec's layout is flat (vLLM's DFlash base refuses sample_from_anchor inside it)")
@@ -374,8 +387,9 @@ def dspark_model_card(cfg:DSparkConfig, folder) -> str:
     lines = [f"---\ntags: [dspark, speculative-decoding, draft-model]\nbase_model: {json.dumps(tgt)}\n---\n", f"# DSpark drafter for `{tgt}`\n",
         f"A DSpark drafter (DeepSpec layout, `Qwen3DSparkModel`) trained with dflash_nb: {cfg.num_hidden_layers} Qwen3-style layers (hidden "
         f"{cfg.hidden_size}), blocks of {g} rows [anchor, mask x {g - 1}] drafting {g} tokens (row k predicts the token after position "
-        f"anchor + k), context from target layers {cfg.target_layer_ids} (of {cfg.num_target_layers}), mask token {cfg.mask_token_id}; "
-        f"a vanilla Markov head of rank {cfg.markov_rank} and {conf}. `embed_tokens` and `lm_head` are copies of the target's.\n",
+        f"anchor + k), context from target layers {cfg.target_layer_ids} (of {cfg.num_target_layers}), mask token {cfg.mask_token_id}; " +
+        (f"a vanilla Markov head of rank {cfg.markov_rank}" if cfg.markov_rank else "no Markov head (rank 0: DeepSpec's DFlash layout)") +
+        f" and {conf}. `embed_tokens` and `lm_head` are copies of the target's.\n",
         "## Serve it\n", f"vLLM 0.32 or newer (V2 model runner; {g} speculative tokens; drafts are greedy unless the speculative config sets "
         "`\"draft_sample_method\": \"probabilistic\"`):\n", f"```sh\n{cmd['vllm']}\n```\n",
         f"SGLang 0.5.16 or newer (it reads the block size, {g}, from `config.json`; the verify chunk is {g + 1} tokens):\n",
@@ -434,18 +448,32 @@ def _from_pretrained_ds(cls, path, device='cpu', dtype=None, embed_weight=None, 
 
 DSparkDrafter.from_pretrained = _from_pretrained_ds
 
+# %% ../nbs/03e_dspark.ipynb #f37ff2d4
+def dspark_release_refusal(d:dict, tensors:dict) -> str|None:
+    "Why a `Qwen3DSparkModel` release (config dict `d`, tensors or shapes by name) cannot be read as DeepSpec's layout (None: it can): NVIDIA's DSpark's parts."
+    dc = d.get('dflash_config') if isinstance(d.get('dflash_config'), dict) else {}
+    sinks = [k for k in tensors if 'attention_sink' in k]
+    lack = ([f"attention-sink biases ({sinks[0] if sinks else 'dflash_config.attention_sink_bias true'}: no DSpark drafter here has them)"]
+            * bool(sinks or dc.get('attention_sink_bias') or d.get('attention_sink_bias')) +
+            [f"causal drafting in the block (dflash_config.causal true: DSpark's layers attend both ways)"] * bool(dc.get('causal') or d.get('is_causal')) +
+            [f"the bonus-anchor DSpark layout (dspark_bonus_anchor true or sample_from_anchor false: 1+N rows labelled as DFlash's, "
+             f"with a Markov head; ours drafts from the anchor row)"] * bool(d.get('dspark_bonus_anchor') or False in (d.get('sample_from_anchor'), dc.get('sample_from_anchor'))))
+    if lack: return f"config.json: NVIDIA's DSpark layout (Nemotron): it has {'; '.join(lack)}. A DSpark drafter here cannot train it as released"
+    return None
+
 # %% ../nbs/03e_dspark.ipynb #4dfea941
-from .family import DrafterFamily, FamilyOption, ReleasedLayout
+from .family import DrafterFamily, FamilyOption, ReleasedLayout, speculators_to_ours, speculators_from_ours
 from .loss import train_step_flops
 
 def _deepspec_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
-    "A DeepSpec export read as ours: the target's embedding and head copies dropped (the drafter uses the target's own); DeepSpec's DFlash (Markov rank 0) refused."
-    if not d.get('markov_rank'): raise ValueError("markov_rank 0: DeepSpec's anchor-predicting DFlash, which no family here trains yet")
+    "A DeepSpec export (DSpark, or DFlash: Markov rank 0) read as ours: the target's embedding and head copies dropped (the drafter uses the target's own); NVIDIA's DSpark refused (`dspark_release_refusal`)."
+    if (why := dspark_release_refusal(d, tensors)): raise ValueError(why)
     return dict(d), {k: v for k, v in tensors.items() if k not in ('embed_tokens.weight', 'lm_head.weight')}
 
 DSPARK_OPTIONS = (
-    FamilyOption('markov_rank', 256, "rank r of the Markov head (W1, W2 each [vocab, r]); the drafts' previous-token bias",
-                 lambda v, c: None if v >= 1 else "must be >= 1"),
+    FamilyOption('markov_rank', 256, "rank r of the Markov head (W1, W2 each [vocab, r]); the drafts' previous-token bias; "
+                 "0: no Markov head, each row drafts from the LM head alone (DeepSpec's DFlash: an anchor-predicting DFlash)",
+                 lambda v, c: None if v >= 0 else "must be >= 0"),
     FamilyOption('confidence_head', True, "train the confidence head (each slot's predicted acceptance, reported beside the real one)"),
     FamilyOption('dspark_decay', 4.0, "gamma_d of the position weights exp(-k / gamma_d), k counted from 0 (DeepSpec's 4)",
                  lambda v, c: None if v > 0 else "must be > 0"))
@@ -462,10 +490,12 @@ class DSparkFamily(DrafterFamily):
     anchor_predicts = needs_final_hidden = True
 
     def config_kw(self, c) -> dict:
-        return dict(markov_rank=c.markov_rank, enable_confidence_head=c.confidence_head, loss_decay_gamma=c.dspark_decay)
+        return dict(markov_rank=c.markov_rank, enable_confidence_head=c.confidence_head, loss_decay_gamma=c.dspark_decay,
+                    confidence_head_with_markov=c.markov_rank > 0)     # rank 0: the confidence head reads the hidden state alone
 
     def describe(self, d) -> str:
-        return f"DSpark ({d.block_size} drafts a block, Markov head of rank {d.markov_rank}{', confidence head' if d.enable_confidence_head else ''}), "
+        head = f"Markov head of rank {d.markov_rank}" if d.markov_rank else "no Markov head: DeepSpec's DFlash"
+        return f"DSpark ({d.block_size} drafts a block, {head}{', confidence head' if d.enable_confidence_head else ''}), "
 
     def identity(self, c) -> dict:
         return {**DrafterFamily.identity(self, c), 'drafter.markov_rank': c.markov_rank, 'drafter.confidence_head': c.confidence_head,
@@ -524,3 +554,68 @@ DSparkFamily.contract_problems = lambda self, d: dspark_config_problems(d)
 DSparkFamily.engine_shapes = lambda self, d: dspark_weight_shapes(d)
 DSparkDrafter.sample_from_anchor = True          # the decoding loops read it (07_eval): row k drafts the token after anchor + k
 DSPARK = DSparkFamily()
+
+# %% ../nbs/03e_dspark.ipynb #74d62233
+SPECFORGE_ARCH = 'DSparkDraftModel'
+SPECFORGE_DSPARK_KEYS = ('attention_mode', 'mask_token_id', 'target_layer_ids', 'projector_type', 'markov_rank', 'markov_head_type',
+                         'confidence_head_alpha', 'enable_confidence_head', 'confidence_head_with_markov')   # its dflash_config
+_SF_VARIANTS = {'shift_label': False, 'pure_draft_prefix_len': 0}                                       # its other drafters' keys
+
+def specforge_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "A SpecForge `DSparkDraftModel` config dict (nested `dflash_config`) and tensors as DeepSpec's flat layout, ours."
+    dc = d.get('dflash_config')
+    if not isinstance(dc, dict): raise ValueError("config.json: dflash_config missing: SpecForge's DSparkDraftModel nests its DSpark keys there")
+    if dc.get('projector_type', 'dspark') != 'dspark': raise ValueError(f"config.json: dflash_config.projector_type {dc['projector_type']!r}: not SpecForge's DSpark")
+    for k, ok in _SF_VARIANTS.items():
+        if dc.get(k, ok) != ok: raise ValueError(f"config.json: dflash_config.{k} {dc[k]!r}: a SpecForge variant no drafter here trains ({ok!r} is DSpark)")
+    if (why := dspark_release_refusal(d, tensors)): raise ValueError(why)
+    if (extra := sorted(set(dc) - set(SPECFORGE_DSPARK_KEYS) - set(_SF_VARIANTS))):
+        raise ValueError(f"config.json: dflash_config.{extra[0]} {dc[extra[0]]!r}: a key no DSpark drafter here reads")
+    out = {**{k: v for k, v in d.items() if k != 'dflash_config'}, **dc, 'architectures': [DSPARK_ARCH], 'markov_rank': int(dc.get('markov_rank') or 0)}
+    out.setdefault('enable_confidence_head', float(dc.get('confidence_head_alpha') or 0) > 0)     # SpecForge's default
+    return out, dict(tensors)
+
+# %% ../nbs/03e_dspark.ipynb #f389f865
+def specforge_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "DeepSpec's flat DSpark config dict and tensors (ours) as SpecForge's `DSparkDraftModel` saves them."
+    if d.get('markov_head_type', 'vanilla') != 'vanilla' or not isinstance(d.get('markov_rank'), int): raise ValueError("not a DSpark export of ours")
+    dc = {k: d[k] for k in SPECFORGE_DSPARK_KEYS if k in d}
+    dc.setdefault('attention_mode', 'gqa' if d['num_key_value_heads'] < d['num_attention_heads'] else 'mha')
+    dc.setdefault('projector_type', 'dspark')
+    dc.setdefault('confidence_head_alpha', 1.0 if d.get('enable_confidence_head') else 0.0)
+    out = {k: v for k, v in d.items() if k not in SPECFORGE_DSPARK_KEYS + ('sample_from_anchor', 'num_anchors')}
+    out.update(architectures=[SPECFORGE_ARCH], dflash_config=dc)
+    return out, {k: v for k, v in tensors.items() if k not in ('embed_tokens.weight', 'lm_head.weight')}
+
+# %% ../nbs/03e_dspark.ipynb #18da075c
+SPECULATORS_DSPARK_ARCHS = ('DSparkDraftModel', 'DSparkSpeculator')   # its save_pretrained's model class; its config class's default
+_HEAD_KEYS = ('markov_rank', 'markov_head_type', 'enable_confidence_head', 'confidence_head_with_markov')
+
+def speculators_dspark_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "A speculators (vLLM) DSpark config dict and tensors as DeepSpec's flat layout, ours; the bonus-anchor layout refused."
+    if d.get('sample_from_anchor') is not True:
+        raise ValueError(f"config.json: sample_from_anchor {d.get('sample_from_anchor', 'missing')!r}: the bonus-anchor DSpark layout (1+N rows, row k "
+                         "predicts a + k, as DFlash; vLLM's adapter reads a missing key so), which no drafter here trains; ours is sample_from_anchor true")
+    z, t = speculators_to_ours({**d, 'speculators_model_type': 'dflash', 'sample_from_anchor': False}, tensors)   # the DFlash body, its checks
+    if z['dflash_config'].get('num_target_layers') is None:          # speculators does not write the target's depth: the least its taps allow
+        z['dflash_config']['num_target_layers'] = max(z['dflash_config']['target_layer_ids']) + 2
+    c = DFlashConfig.from_hf_dict(z)
+    heads = dict(markov_rank=int(d.get('markov_rank', 256)), markov_head_type=d.get('markov_head_type', 'vanilla'),
+                 enable_confidence_head=bool(d.get('enable_confidence_head', True)), confidence_head_with_markov=bool(d.get('confidence_head_with_markov', True)))
+    return DSparkConfig(**{f.name: getattr(c, f.name) for f in fields(DFlashConfig)}, **heads).to_hf_dict(), t
+
+# %% ../nbs/03e_dspark.ipynb #f02258cf
+def speculators_dspark_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
+    "DeepSpec's flat DSpark config dict and tensors (ours) as speculators 0.9.0 writes a DSpark drafter (`sample_from_anchor` true)."
+    c = DSparkConfig.from_hf_dict(d)
+    out, t = speculators_from_ours(DFlashConfig.to_hf_dict(c), {k: v for k, v in tensors.items() if k not in ('embed_tokens.weight', 'lm_head.weight')})
+    sc = out['speculators_config']
+    out.update(architectures=[SPECULATORS_DSPARK_ARCHS[0]], speculators_model_type='dspark', sample_from_anchor=True, **{k: getattr(c, k) for k in _HEAD_KEYS},
+               speculators_config={**sc, 'algorithm': 'dspark', 'proposal_methods': [{**p, 'speculative_tokens': c.block_size} for p in sc['proposal_methods']]})
+    return out, t
+
+# %% ../nbs/03e_dspark.ipynb #9946caf7
+DSPARK_LAYOUTS = (*DSparkFamily.layouts, ReleasedLayout('specforge', (SPECFORGE_ARCH,), specforge_to_ours, specforge_from_ours),
+                  ReleasedLayout('speculators', SPECULATORS_DSPARK_ARCHS, speculators_dspark_to_ours, speculators_dspark_from_ours,
+                                 marks=(('speculators_model_type', 'dspark'),)))
+DSparkFamily.layouts = DSPARK_LAYOUTS

@@ -61,7 +61,7 @@ class TrainConfig:
     chunk_blocks: int = _opt(128, "blocks per LM-head/cross-entropy chunk")
     drafter: str = _opt('dflash', f"drafter family: {', '.join(repr(n) for n in FAMILIES)} (03g_families; each family's own options are listed under 'drafter families')")
     init_from: str = _opt('', "start the drafter from the weights of a drafter folder (an export, a checkpoint or a run folder); a family may start from another's drafter of the same backbone (a DFlash2 one from a DFlash one: its convolutions and selector start as the identity, so it first drafts as that drafter did)")
-    export_layout: str = _opt('auto', "layout of the exports: 'auto' (the layout the --init-from drafter was released in, else the family's own), or a layout of the family by name (DFlash: 'z-lab', 'muse-glimmer-assistant', 'speculators')")
+    export_layout: str = _opt('auto', "layout of the exports: 'auto' (the layout the --init-from drafter was released in, else the family's own), or a layout of the family by name (DFlash: 'z-lab', 'muse-glimmer-assistant', 'speculators'; DSpark: 'deepspec', 'specforge', 'speculators')")
     # data and batching
     max_length: int = _opt(3072, "truncate conversations to this many tokens")
     max_records: int = _opt(0, "use only the first N usable conversations of --data (0 = all)")
