@@ -6,7 +6,7 @@
 1. **The release**: README's first command (the demo: SmolLM2-135M-Instruct, its chit-chat data, the GPU demo profile)
    on a CLOCK-minute clock (default 8, README's), its `export/final` playing the released drafter; or `--released FOLDER`,
    any drafter export made for the demo target (then nothing is trained here for it).
-2. **The new domain's data**: `dflash_nb_regen` answers `data_samples/code_prompts.jsonl` (3,136 programming prompts over
+2. **The new domain's data**: `dflash_nb_regen` answers `data_samples/code_prompts.jsonl.gz` (3,136 programming prompts over
    49 tasks, `tools/make_code_prompts.py`) with the demo target, greedy, as the demo's own data was answered.
 3. **The fine-tuning**: `dflash_nb_train --init-from` the release, on those answers, with README's fine-tuning defaults
    (`--lr 2e-4 --warmup-ratio 0.01`) on an FT_CLOCK-minute clock (default 4), tau measured on
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from provenance import provenance
 
 ROOT = Path(__file__).resolve().parents[1]
-PROMPTS, HELDOUT = ROOT / 'data_samples' / 'code_prompts.jsonl', ROOT / 'data_samples' / 'code_heldout.jsonl'
+PROMPTS, HELDOUT = ROOT / 'data_samples' / 'code_prompts.jsonl.gz', ROOT / 'data_samples' / 'code_heldout.jsonl'
 FT_FLAGS = ['--lr', '2e-4', '--warmup-ratio', '0.01']
 
 def step(out:Path, name:str, cmd:list) -> None:

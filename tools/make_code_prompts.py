@@ -1,6 +1,6 @@
 """The programming prompts of the fine-tuning demo: a domain apart from the demo's chit-chat, written for this project.
 
-    python tools/make_code_prompts.py            # writes data_samples/code_prompts.jsonl and data_samples/code_heldout.jsonl
+    python tools/make_code_prompts.py            # writes data_samples/code_prompts.jsonl.gz and data_samples/code_heldout.jsonl
     python tools/make_code_prompts.py --check    # exit 1 if the files differ from what it would write
 
 Each prompt asks for a small program, an explanation or a fix, built from the task, language and style lists below
@@ -8,7 +8,7 @@ Each prompt asks for a small program, an explanation or a fix, built from the ta
 of prompts), so a held-out prompt has no near-twin in training. Records are OpenAI `messages` with a `domain` and a
 `task` field, one user turn each, in a fixed order (no randomness).
 """
-import itertools, json, sys
+import gzip, itertools, json, sys
 from pathlib import Path
 
 TASKS = [
@@ -64,13 +64,15 @@ def records(tasks):
 
 def main(check=False):
     root = Path(__file__).resolve().parents[1] / 'data_samples'
-    out = {'code_prompts.jsonl': list(records(TASKS[:-HELDOUT_TASKS])),
+    out = {'code_prompts.jsonl.gz': list(records(TASKS[:-HELDOUT_TASKS])),
            'code_heldout.jsonl': list(records(TASKS[-HELDOUT_TASKS:]))[::7]}   # every 7th: 128 held-out prompts over the 14 tasks
     bad = 0
     for f, rs in out.items():
         text = ''.join(json.dumps(r) + '\n' for r in rs)
-        if check: bad += (root / f).read_text() != text
-        else: (root / f).write_text(text); print(f"{f}: {len(rs)} prompts")
+        gz = f.endswith('.gz')                    # gzipped with mtime 0: the same bytes every time
+        data = gzip.compress(text.encode(), 9, mtime=0) if gz else text.encode()
+        if check: bad += (root / f).read_bytes() != data
+        else: (root / f).write_bytes(data); print(f"{f}: {len(rs)} prompts")
     return bad
 
 if __name__ == '__main__': sys.exit(1 if main('--check' in sys.argv) else 0)
