@@ -58,7 +58,7 @@ def main(argv=None):
         step(out, 'release', cmds['release']); released = out / 'released' / 'export' / 'final'
     cmds['regen'] = [py, '-m', 'dflash_nb.regen', str(PROMPTS), str(out / 'answers'), '--target', target, *dry_regen]
     step(out, 'regen', cmds['regen'])
-    answers = out / 'answers' / f'{PROMPTS.stem}_greedy.jsonl.gz'
+    answers = out / 'answers' / 'code_prompts_greedy.jsonl.gz'   # regen's name: the file's name before its first dot + _greedy
     cmds['finetune'] = [py, '-m', 'dflash_nb.train', '--run-dir', str(out / 'finetuned'), '--seed', str(a.seed), '--resume', 'none',
                         '--init-from', str(released), '--data', str(answers), '--heldout', str(HELDOUT), *FT_FLAGS, *dry,
                         *([] if a.dry else ['--time-limit-min', f'{a.ft_clock:g}'])]
