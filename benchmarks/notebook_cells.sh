@@ -6,6 +6,7 @@
 # name, its console DIR/cells.log, and DIR/provenance.json says what ran, on what hardware and software, and when.
 # The cell ids of each benchmark are in 08_bench's "Current figures", e.g. the demo step with and without --async-step
 # and the 8B-shaped step: --cells a34b0002,a34b0004,a34b0006,a34b0007,a34b0009,a34b000b,a34b0012,a34b0013,a34b0014
+# Another notebook's cells: DSpark's step at the 8B drafter's shape beside DFlash's, --cells ds8b0008 nbs/03e_dspark.ipynb
 # On a CPU the cells that have a dry run (they say so) run it: a check of the cells, not a measurement.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/03e_dspark.ipynb #8a7cc2b2
 from __future__ import annotations
-import json, math
+import gc, json, math, statistics, time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 import torch
@@ -18,8 +18,8 @@ __all__ = ['DSPARK_ARCH', 'MARKOV_HEAD_TYPES', 'DSPARK_KEYS', 'DSPARK_OPTIONS', 
            'ConfidenceHead', 'DSparkDrafter', 'predecessors', 'dspark_anchor_candidates', 'position_decay',
            'dspark_targets', 'dspark_head_terms', 'dspark_forward_loss', 'dspark_weight_shapes',
            'dspark_config_problems', 'dspark_export_problems', 'dspark_launch_argv', 'dspark_model_card',
-           'dspark_release_refusal', 'DSparkFamily', 'dspark_family_loss', 'specforge_to_ours', 'specforge_from_ours',
-           'speculators_dspark_to_ours', 'speculators_dspark_from_ours']
+           'dspark_release_refusal', 'DSparkFamily', 'dspark_family_loss', 'benchmark_step', 'specforge_to_ours',
+           'specforge_from_ours', 'speculators_dspark_to_ours', 'speculators_dspark_from_ours']
 
 # %% ../nbs/03e_dspark.ipynb #2f552380
 from .drafter import DFlashConfig, DFlashDrafter, atomic_write, dtype_name, card_path, shell_line, serving_warnings
@@ -533,11 +533,13 @@ def _ds_metrics(self, s:dict, den:float, loss_options:dict) -> dict:
                 tau_teacher=s['tau_sum'] / max(s['blocks'], 1.0))
 
 def _ds_step_flops(self, dcfg, batch_size:int, seq_len:int, anchors, keep) -> dict:
-    "DFlash's backbone FLOPs (`train_step_flops`) plus the Markov head on every row (trained) and the target's head on every row (L1's P_t, no gradient)."
+    "DFlash's backbone and `fc` (`train_step_flops`); the LM head on all gamma rows (DFlash's count has gamma - 1: its row 0 drafts nothing), the Markov and confidence heads (trained), the target's head (L1's P_t, no gradient)."
     base = train_step_flops(dcfg, batch_size, seq_len, anchors, keep)
     rows, V, H, r = anchors.numel() * dcfg.block_size, dcfg.vocab_size, dcfg.hidden_size, dcfg.markov_rank
+    row0 = 2 * anchors.numel() * H * V                                    # the anchor row's LM head, not in `base`
     markov, target = 2 * rows * r * V, 2 * rows * H * V
-    return dict(forward=base['forward'] + markov + target, train=base['train'] + 3 * markov + target)
+    conf = 2 * rows * (H + r * dcfg.confidence_head_with_markov) * dcfg.enable_confidence_head
+    return dict(forward=base['forward'] + row0 + markov + conf + target, train=base['train'] + 2 * row0 + 3 * (markov + conf) + target)
 
 def _ds_export(self, drafter, folder, embed=None, head=None, dtype=None):
     if embed is None or head is None: raise ValueError("a DSpark export carries the target's embedding and LM head (DeepSpec's layout): pass them")
@@ -554,6 +556,55 @@ DSparkFamily.contract_problems = lambda self, d: dspark_config_problems(d)
 DSparkFamily.engine_shapes = lambda self, d: dspark_weight_shapes(d)
 DSparkDrafter.sample_from_anchor = True          # the decoding loops read it (07_eval): row k drafts the token after anchor + k
 DSPARK = DSparkFamily()
+
+# %% ../nbs/03e_dspark.ipynb #ds8b0004
+def benchmark_step(family, cfg, batch_size:int=1, num_anchors:int=512, seq_len:int=3072, device='cuda', backend:str='flex',
+                   steps:int=10, warmup:int=3, compile_layers:bool=True, chunk_blocks:int=128, optimizer:bool=True,
+                   peak_tflops:float=790.0, seed:int=0) -> dict:
+    "Median training step of `family`'s bf16 drafter of config `cfg` on random weights and features: forward + loss + backward, and with MasterAdamW's step; TFLOP/s and MFU by `family.step_flops`, peak GB."
+    from dflash_nb.optim import MasterAdamW
+    from dflash_nb.loss import sample_anchors
+    dev = torch.device(device); cuda = dev.type == 'cuda'
+    sync = (lambda: torch.cuda.synchronize(dev)) if cuda else (lambda: None)
+    torch.manual_seed(seed)
+    d = family.model_cls(cfg).to(device=dev, dtype=torch.bfloat16).train()
+    if compile_layers:                                                          # from scratch, as in a training process of its own: else the
+        torch._dynamo.reset(); d.compile_layers()                               # second family's shapes recompile the first's graphs as dynamic
+    g = torch.Generator(device=dev).manual_seed(seed)
+    H, V = cfg.hidden_size, cfg.vocab_size
+    emb = torch.randn(V, H, device=dev, dtype=torch.bfloat16, generator=g)
+    head = torch.randn(V, H, device=dev, dtype=torch.bfloat16, generator=g) * H ** -0.5
+    ids = torch.randint(0, V - 1, (batch_size, seq_len), device=dev, generator=g)
+    lm = torch.ones_like(ids); lm[:, :16] = 0                                   # a short "prompt", as `03a_loss`'s benchmark
+    feats = (cfg.num_taps + family.needs_final_hidden) * H                      # DSpark: the taps, then the target's final normed state
+    th = torch.randn(batch_size, seq_len, feats, device=dev, dtype=torch.bfloat16, generator=g)
+    anchors, keep = sample_anchors(lm, num_anchors, g)
+    flops = family.step_flops(cfg, batch_size, seq_len, anchors.cpu(), keep.cpu())['train']
+    opt = MasterAdamW(d.parameters(), lr=1e-5) if optimizer else None
+    def step():
+        t0 = time.perf_counter()
+        out = family.forward_loss(d, emb, head, ids, lm, th, anchors, keep, backend=backend, chunk_blocks=chunk_blocks)
+        loss = out['loss_sum'] / out['weight_sum']; loss.backward(); sync(); t1 = time.perf_counter()
+        if opt: opt.clip_and_step(1.0, sync=False); opt.zero_grad()
+        else: d.zero_grad(set_to_none=True)
+        sync()
+        return t1 - t0, time.perf_counter() - t0, loss.detach()
+    for _ in range(warmup): step()
+    if cuda: torch.cuda.reset_peak_memory_stats(dev)
+    graphs = torch._dynamo.utils.counters['stats']['unique_graphs']
+    runs = [step() for _ in range(steps)]
+    fb, whole = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+    res = dict(family=family.name, params=sum(p.numel() for p in d.parameters()), batch=batch_size, anchors=num_anchors, seq_len=seq_len,
+               rows=anchors.numel() * cfg.block_size, vocab=V, hidden=H, steps=steps, warmup=warmup, backend=backend, compiled=compile_layers,
+               train_flops=flops, ms=1e3 * fb, tflops=flops / fb / 1e12, mfu=flops / fb / 1e12 / peak_tflops,
+               ms_with_optimizer=1e3 * whole, mfu_with_optimizer=flops / whole / 1e12 / peak_tflops, peak_tflops=peak_tflops,
+               peak_gb=torch.cuda.max_memory_allocated(dev) / 1e9 if cuda else None,
+               reserved_gb=torch.cuda.max_memory_reserved(dev) / 1e9 if cuda else None,
+               loss=[float(runs[0][2]), float(runs[-1][2])],
+               compiled_while_timed=torch._dynamo.utils.counters['stats']['unique_graphs'] - graphs)
+    del d, opt, emb, head, th, runs; gc.collect()                               # the next family's run starts from an empty GPU
+    if cuda: torch.cuda.empty_cache()
+    return res
 
 # %% ../nbs/03e_dspark.ipynb #74d62233
 SPECFORGE_ARCH = 'DSparkDraftModel'
