@@ -13,10 +13,10 @@ from tqdm.auto import tqdm
 # %% auto #0
 __all__ = ['SETS', 'NOT_SHIPPED', 'BenchError', 'bench_dir', 'read_instances', 'resolve_set', 'parse_sets', 'zlab_subset',
            'zlab_prompt_text', 'zlab_prompt_ids', 'turn_messages', 'drafter_architectures', 'drafter_config',
-           'drafter_architecture', 'load_drafter', 'fit_problems', 'config_sha256', 'reference_counted', 'BenchLoop',
-           'load_bench_target', 'logits_problem', 'Runner', 'Pool', 'parse_devices', 'summarize', 'bench_table',
-           'bench_details', 'plot_bench', 'drafter_names', 'BenchStopped', 'BenchOut', 'run_bench', 'write_outputs',
-           'bench_parser', 'main']
+           'drafter_architecture', 'drafter_release', 'load_drafter', 'fit_problems', 'config_sha256',
+           'reference_counted', 'BenchLoop', 'load_bench_target', 'logits_problem', 'Runner', 'Pool', 'parse_devices',
+           'summarize', 'bench_table', 'bench_details', 'plot_bench', 'drafter_names', 'BenchStopped', 'BenchOut',
+           'run_bench', 'write_outputs', 'bench_parser', 'main']
 
 # %% ../nbs/07d_bench.ipynb #f16c3817
 import dflash_nb
@@ -26,7 +26,7 @@ from .loading import demo_target, load_tokenizer, resolve_target_attn
 from .evaluate import AcceptanceResult, device_of, draft_logits, draft_settings, speculative_generate, tapped_hidden
 from .fast import FastDecoder, fast_unsupported
 from .run import pause_point, run_dir_overlap, safetensors_header, threading_main, write_file
-from .families import FAMILIES, release_layout, load_drafter as load_any_drafter
+from .families import FAMILIES, release_config, load_drafter as load_any_drafter
 
 # %% ../nbs/07d_bench.ipynb #deeae9c7
 class BenchError(ValueError):
@@ -153,29 +153,28 @@ def drafter_architecture(cfg:dict) -> str:
     return (cfg.get('architectures') or ['DFlashDraftModel'])[0]
 
 # %% ../nbs/07d_bench.ipynb #420543d9
-def _drafter_family(arch:str, folder):
-    "The family that reads architecture `arch`; a `BenchError` naming the ones there are."
-    try: return release_layout({'architectures': [arch]})[0]
-    except ValueError: raise BenchError(f"--drafter {folder}: architecture {arch!r}; this bench loads {', '.join(drafter_architectures())}") from None
+def drafter_release(folder) -> tuple:
+    "`(family, layout, drafter config)` of the export in `folder` (ours, or as published, in any layout of its family), read as `--init-from` reads it (`03g_families`' `release_config`); a `BenchError` naming what is wrong."
+    if (arch := drafter_architecture(drafter_config(folder))) not in drafter_architectures():
+        raise BenchError(f"--drafter {folder}: architecture {arch!r}; this bench loads {', '.join(drafter_architectures())}")
+    try: return release_config(Path(folder).expanduser())
+    except (ValueError, KeyError, TypeError) as e: raise BenchError(f"--drafter {folder}: {e}") from None
 
 def load_drafter(folder, device='cpu', dtype=None):
     "Any drafter export folder (ours, or as published, in any layout of its family), loaded through its family (`03g_families`), in eval mode."
-    cfg = drafter_config(folder)
-    _drafter_family(drafter_architecture(cfg), folder)
+    drafter_release(folder)
     try: return load_any_drafter(Path(folder).expanduser(), device=device, dtype=dtype).eval()
     except (FileNotFoundError, ValueError, KeyError, TypeError, RuntimeError) as e: raise BenchError(f"--drafter {folder}: {e}") from None
 
 # %% ../nbs/07d_bench.ipynb #573a0bbb
-def fit_problems(cfg:dict, target_config) -> list:
-    "Why a drafter with `config.json` dict `cfg` cannot draft for a target with transformers config `target_config` (empty: it fits)."
+def fit_problems(dcfg, target_config) -> list:
+    "Why a drafter of config `dcfg` (as its family reads it, whatever layout it came in: `drafter_release`) cannot draft for a target with transformers config `target_config` (empty: it fits)."
     tc = target_config.get_text_config() if hasattr(target_config, 'get_text_config') else target_config
     V, H, L = tc.vocab_size, tc.hidden_size, tc.num_hidden_layers
-    dc = cfg.get('dflash_config') or {}
-    taps, mask = dc.get('target_layer_ids', cfg.get('target_layer_ids')), dc.get('mask_token_id', cfg.get('mask_token_id'))
-    n_t = dc.get('num_target_layers', cfg.get('num_target_layers'))
+    taps, mask, n_t = dcfg.target_layer_ids, dcfg.mask_token_id, dcfg.num_target_layers
     p = []
-    if cfg.get('hidden_size') != H: p.append(f"hidden_size {cfg.get('hidden_size')}, the target's is {H}")
-    if cfg.get('vocab_size', V) != V: p.append(f"vocab_size {cfg.get('vocab_size')}, the target's is {V}")
+    if dcfg.hidden_size != H: p.append(f"hidden_size {dcfg.hidden_size}, the target's is {H}")
+    if dcfg.vocab_size != V: p.append(f"vocab_size {dcfg.vocab_size}, the target's is {V}")
     if mask is None or not 0 <= int(mask) < V: p.append(f"mask_token_id {mask} is not a row of the target's {V}-token vocabulary")
     if not taps: p.append("no target_layer_ids")
     elif bad := [i for i in taps if not 0 <= int(i) < L]: p.append(f"target_layer_ids {bad} beyond the target's {L} layers")
@@ -436,10 +435,11 @@ def _sha256(path) -> str:
     with open_text(path, 'rb') as f: return hashlib.sha256(f.read()).hexdigest()
 
 def _drafter_entry(name:str, folder) -> dict:
-    c = drafter_config(folder); dc = c.get('dflash_config') or {}
-    return dict(name=name, folder=str(folder), architecture=drafter_architecture(c), config_sha256=config_sha256(folder),
-                block_size=dc.get('block_size', c.get('block_size')), target_layer_ids=dc.get('target_layer_ids'),
-                mask_token_id=dc.get('mask_token_id'), layers=c.get('num_hidden_layers'), **({'trained_for': c['target']} if 'target' in c else {}))
+    "What the record says of a drafter: its folder and config's hash, its family and released layout, and its config as that family reads it (a block of `block_size` rows drafts `drafts_per_block` tokens)."
+    c, (fam, lay, dc) = drafter_config(folder), drafter_release(folder)
+    return dict(name=name, folder=str(folder), architecture=drafter_architecture(c), family=fam.name, layout=lay.name, config_sha256=config_sha256(folder),
+                block_size=dc.block_size, drafts_per_block=dc.block_size - 1 + bool(fam.anchor_predicts), target_layer_ids=list(dc.target_layer_ids),
+                mask_token_id=dc.mask_token_id, layers=dc.num_hidden_layers, **({'trained_for': c['target']} if 'target' in c else {}))
 
 # %% ../nbs/07d_bench.ipynb #b51d23d2
 def drafter_names(folders, names=None) -> list:
@@ -454,9 +454,7 @@ def drafter_names(folders, names=None) -> list:
 
 def _check_drafters(folders, target_cfg, target) -> None:
     for f in folders:
-        c = drafter_config(f)
-        _drafter_family(drafter_architecture(c), f)
-        if p := fit_problems(c, target_cfg): raise BenchError(f"--drafter {f} does not fit the target {target}: {'; '.join(p)}")
+        if p := fit_problems(drafter_release(f)[2], target_cfg): raise BenchError(f"--drafter {f} does not fit the target {target}: {'; '.join(p)}")
 
 # %% ../nbs/07d_bench.ipynb #b2489fac
 def _response(r:dict) -> dict:
@@ -583,7 +581,7 @@ def _same_target(want, tdir) -> bool:
     return w in (str(t), str(t.resolve()), t.name) or Path(w).expanduser().resolve() == t.resolve()
 
 # %% ../nbs/07d_bench.ipynb #05a37616
-def run_bench(drafters, # export folders (z-lab format: ours or as published)
+def run_bench(drafters, # export folders: ours, or as published in any layout of a family here
               target='demo', # the target's folder, or 'demo'
               sets='all', # shipped set names and/or prompt files, comma separated or a list; 'all': every shipped set
               max_new_tokens:int=2048, temperature:float=0.0, enable_thinking:bool=False,
@@ -640,7 +638,7 @@ def bench_parser() -> argparse.ArgumentParser:
                                 "tau (per-prompt mean and pooled), its histogram, per-position acceptance, tokens/s and speedup over the target alone.",
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     a = p.add_argument
-    a('--drafter', action='extend', nargs='+', required=True, metavar='FOLDER', help="export folder(s) in the z-lab format (ours, or a folder as published); two or more: side by side")
+    a('--drafter', action='extend', nargs='+', required=True, metavar='FOLDER', help="export folder(s): ours, or a released drafter as published in any layout of a family here (z-lab, NVIDIA, Meta, speculators, DeepSpec, SpecForge); two or more: side by side")
     a('--target', default='demo', help="the target's folder, or 'demo' (SmolLM2-135M-Instruct)")
     a('--sets', default='all', help=f"shipped sets ({', '.join(SETS)}, or 'all') and/or prompt files (z-lab's {{\"turns\": [...]}} or our conversation formats), comma separated")
     a('--limit', type=int, default=None, help="instances per set, chosen as z-lab's --max-samples does (its seeded shuffle); default: all")

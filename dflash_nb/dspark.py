@@ -18,8 +18,9 @@ __all__ = ['DSPARK_ARCH', 'MARKOV_HEAD_TYPES', 'DSPARK_KEYS', 'DSPARK_OPTIONS', 
            'ConfidenceHead', 'DSparkDrafter', 'predecessors', 'dspark_anchor_candidates', 'position_decay',
            'dspark_targets', 'dspark_head_terms', 'dspark_forward_loss', 'dspark_weight_shapes',
            'dspark_config_problems', 'dspark_export_problems', 'dspark_launch_argv', 'dspark_model_card',
-           'dspark_release_refusal', 'DSparkFamily', 'dspark_family_loss', 'benchmark_step', 'specforge_to_ours',
-           'specforge_from_ours', 'speculators_dspark_to_ours', 'speculators_dspark_from_ours']
+           'dspark_release_refusal', 'deepspec_contract', 'DSparkFamily', 'dspark_family_loss', 'benchmark_step',
+           'specforge_to_ours', 'specforge_from_ours', 'speculators_dspark_to_ours', 'speculators_dspark_from_ours',
+           'dspark_body_problems', 'specforge_fields', 'speculators_dspark_fields']
 
 # %% ../nbs/03e_dspark.ipynb #2f552380
 from .drafter import DFlashConfig, DFlashDrafter, atomic_write, dtype_name, card_path, shell_line, serving_warnings
@@ -462,13 +463,17 @@ def dspark_release_refusal(d:dict, tensors:dict) -> str|None:
     return None
 
 # %% ../nbs/03e_dspark.ipynb #4dfea941
-from .family import DrafterFamily, FamilyOption, ReleasedLayout, speculators_to_ours, speculators_from_ours
+from .family import DrafterFamily, FamilyOption, ReleasedLayout, speculators_to_ours, speculators_from_ours, read_as_ours, speculators_fields
 from .loss import train_step_flops
 
 def _deepspec_to_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
     "A DeepSpec export (DSpark, or DFlash: Markov rank 0) read as ours: the target's embedding and head copies dropped (the drafter uses the target's own); NVIDIA's DSpark refused (`dspark_release_refusal`)."
     if (why := dspark_release_refusal(d, tensors)): raise ValueError(why)
     return dict(d), {k: v for k, v in tensors.items() if k not in ('embed_tokens.weight', 'lm_head.weight')}
+
+def deepspec_contract(d:dict, shapes:dict, family=None) -> list[str]:
+    "What DeepSpec's and vLLM's DSpark loaders read of an export in DeepSpec's layout (`dspark_export_problems`; a `sample_from_anchor` left out, as DeepSpec's releases do, read as vLLM's native loader reads it: true): the DSpark family's own layout's contract."
+    return dspark_export_problems({'sample_from_anchor': True, **d}, shapes)
 
 DSPARK_OPTIONS = (
     FamilyOption('markov_rank', 256, "rank r of the Markov head (W1, W2 each [vocab, r]); the drafts' previous-token bias; "
@@ -483,7 +488,7 @@ class DSparkFamily(DrafterFamily):
     name, title = 'dspark', 'DSpark'
     config_cls, model_cls = DSparkConfig, DSparkDrafter
     architectures = (DSPARK_ARCH,)
-    layouts = (ReleasedLayout('deepspec', (DSPARK_ARCH,), _deepspec_to_ours),)
+    layouts = (ReleasedLayout('deepspec', (DSPARK_ARCH,), _deepspec_to_ours, contract=deepspec_contract),)
     options, defaults = DSPARK_OPTIONS, {'block_size': 7}
     extra_sums = ('ce_sum', 'l1_sum', 'conf_sum', 'conf_pred_sum', 'accept_sum', 'rows', 'tau_sum', 'blocks')
     summary_keys = ('ce', 'l1', 'conf_loss', 'conf_pred', 'accept_est', 'tau_teacher')
@@ -545,13 +550,8 @@ def _ds_export(self, drafter, folder, embed=None, head=None, dtype=None):
     if embed is None or head is None: raise ValueError("a DSpark export carries the target's embedding and LM head (DeepSpec's layout): pass them")
     return drafter.save_pretrained(folder, embed, head) if dtype is None else drafter.save_pretrained(folder, embed, head, dtype=dtype)
 
-def _ds_contract(self, folder, architectures=()) -> list[str]:
-    "Problems DeepSpec's and vLLM's DSpark loaders would have with the export in `folder` (`dspark_export_problems`)."
-    from dflash_nb.serving import export_contents
-    return dspark_export_problems(*export_contents(folder))
-
 DSparkFamily.prepare_targets, DSparkFamily.forward_loss, DSparkFamily.metrics = _ds_prepare_targets, staticmethod(dspark_family_loss), _ds_metrics
-DSparkFamily.step_flops, DSparkFamily.export, DSparkFamily.contract = _ds_step_flops, _ds_export, _ds_contract
+DSparkFamily.step_flops, DSparkFamily.export = _ds_step_flops, _ds_export
 DSparkFamily.contract_problems = lambda self, d: dspark_config_problems(d)
 DSparkFamily.engine_shapes = lambda self, d: dspark_weight_shapes(d)
 DSparkDrafter.sample_from_anchor = True          # the decoding loops read it (07_eval): row k drafts the token after anchor + k
@@ -665,8 +665,37 @@ def speculators_dspark_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
                speculators_config={**sc, 'algorithm': 'dspark', 'proposal_methods': [{**p, 'speculative_tokens': c.block_size} for p in sc['proposal_methods']]})
     return out, t
 
+# %% ../nbs/03e_dspark.ipynb #55afd8a1
+def dspark_body_problems(d:dict, shapes:dict, family=None) -> list[str]:
+    "Problems of a DSpark export read as ours (DeepSpec's flat keys `d`, tensor `shapes` by name), whatever layout it came in: its config as our DSpark drafter reads it, and the weights that drafter reads (the target's embedding and head copies optional)."
+    try: DSparkConfig.from_hf_dict(d)
+    except (ValueError, KeyError, TypeError) as e: return [f"read as ours: {e}"]
+    copies, want = ('embed_tokens.weight', 'lm_head.weight'), dspark_weight_shapes(d)
+    p = [f"weights missing: {m}"] if (m := sorted(set(want) - set(shapes) - set(copies))) else []
+    p += [f"unexpected weights: {x}"] if (x := sorted(set(shapes) - set(want))) else []
+    return p + [f"{k} has shape {tuple(shapes[k])}, the config implies {want[k]}" for k in sorted(set(want) & set(shapes)) if tuple(shapes[k]) != tuple(want[k])]
+
+def specforge_fields(d:dict) -> list[str]:
+    "Problems with the keys SpecForge's `DSparkDraftModel` (0.2.0) reads of an export in its layout: the block size at the top level, the mask id, taps and Markov rank in `dflash_config`."
+    dc, p = d.get('dflash_config'), []
+    if d.get('architectures') != [SPECFORGE_ARCH]: p.append(f"architectures {d.get('architectures')}: SpecForge's layout names ['{SPECFORGE_ARCH}']")
+    if not isinstance(d.get('block_size'), int): p.append(f"block_size {d.get('block_size')!r}: SpecForge reads an int at the top level")
+    if not isinstance(dc, dict): return p + ["dflash_config missing: SpecForge nests its DSpark keys there"]
+    p += [f"dflash_config.{k} {dc.get(k)!r}: SpecForge reads an int there" for k in ('mask_token_id', 'markov_rank') if not isinstance(dc.get(k), int)]
+    if not dc.get('target_layer_ids'): p.append("dflash_config.target_layer_ids missing: SpecForge reads the taps there")
+    return p
+
+def speculators_dspark_fields(d:dict) -> list[str]:
+    "Problems with the keys speculators (0.9.0) and vLLM's adapter read of a DSpark export in speculators' layout: DFlash's (`speculators_fields`, a block of `block_size` drafts), `sample_from_anchor` and the heads' keys at the top level."
+    p = speculators_fields(d, 'dspark', 0)
+    if d.get('sample_from_anchor') is not True: p.append(f"sample_from_anchor {d.get('sample_from_anchor')!r}: vLLM's adapter reads a missing or false one as the bonus-anchor layout")
+    if not isinstance(d.get('markov_rank'), int): p.append(f"markov_rank {d.get('markov_rank')!r}: vLLM reads an int at the top level")
+    if d.get('enable_confidence_head') and 'confidence_head_with_markov' not in d: p.append("confidence_head_with_markov missing: vLLM takes it as false, the import as true")
+    return p
+
 # %% ../nbs/03e_dspark.ipynb #9946caf7
-DSPARK_LAYOUTS = (*DSparkFamily.layouts, ReleasedLayout('specforge', (SPECFORGE_ARCH,), specforge_to_ours, specforge_from_ours),
+DSPARK_LAYOUTS = (*DSparkFamily.layouts, ReleasedLayout('specforge', (SPECFORGE_ARCH,), specforge_to_ours, specforge_from_ours,
+                                                        contract=read_as_ours(specforge_to_ours, specforge_fields, dspark_body_problems)),
                   ReleasedLayout('speculators', SPECULATORS_DSPARK_ARCHS, speculators_dspark_to_ours, speculators_dspark_from_ours,
-                                 marks=(('speculators_model_type', 'dspark'),)))
+                                 marks=(('speculators_model_type', 'dspark'),), contract=read_as_ours(speculators_dspark_to_ours, speculators_dspark_fields, dspark_body_problems)))
 DSparkFamily.layouts = DSPARK_LAYOUTS

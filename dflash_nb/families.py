@@ -14,9 +14,9 @@ from .serving import serving_contract as family_contract
 from .run import checkpoint_problem, find_checkpoint, safetensors_header
 
 # %% auto #0
-__all__ = ['FAMILIES', 'family', 'family_of', 'release_layout', 'read_release', 'load_drafter', 'write_layout', 'export_family',
-           'drafter_tensors', 'header_shapes', 'release_options', 'make_drafter', 'start_from', 'init_problem',
-           'step_flops', 'serving_contract']
+__all__ = ['FAMILIES', 'family', 'family_of', 'release_layout', 'read_release', 'load_drafter', 'layout_named', 'write_layout',
+           'export_family', 'drafter_tensors', 'header_shapes', 'release_config', 'release_options', 'make_drafter',
+           'start_from', 'init_problem', 'step_flops', 'serving_contract']
 
 # %% ../nbs/03g_families.ipynb #095bff3c
 FAMILIES = {f.name: f for f in (DFLASH, DFLASH2, DSPARK)}
@@ -68,6 +68,12 @@ def load_drafter(path, device='cpu', dtype=None):
     return model.to(dtype or next(iter(t.values())).dtype).eval()
 
 # %% ../nbs/03g_families.ipynb #d7785ef1
+def layout_named(fam:DrafterFamily, name:str):
+    "The released layout of family `fam` called `name`; a `ValueError` naming its layouts."
+    lay = next((l for l in fam.layouts if l.name == name), None)
+    if lay is None: raise ValueError(f"layout {name!r}: a {fam.title} drafter is written as {', '.join(l.name for l in fam.layouts)}")
+    return lay
+
 def write_layout(folder, layout:str):
     "Rewrite the export of ours in `folder` in its family's layout named `layout` (config.json and model.safetensors, each atomically); the folder."
     from safetensors.torch import load_file, save_file
@@ -75,9 +81,7 @@ def write_layout(folder, layout:str):
     p = Path(folder)
     d = json.loads((p / 'config.json').read_text())
     fam, own = release_layout(d, p / 'config.json')
-    lay = next((l for l in fam.layouts if l.name == layout), None)
-    if lay is None: raise ValueError(f"layout {layout!r}: a {fam.title} drafter is written as {', '.join(l.name for l in fam.layouts)}")
-    if lay is own: return p
+    if (lay := layout_named(fam, layout)) is own: return p
     d, t = lay.from_ours(d, load_file(str(p / 'model.safetensors')))
     atomic_write(p / 'model.safetensors', lambda f: save_file(t, f, metadata={'format': 'pt'}))
     atomic_write(p / 'config.json', lambda f: Path(f).write_text(json.dumps(d, indent=2) + '\n'))
@@ -115,12 +119,16 @@ def header_shapes(path) -> dict:
     return {k: tuple(v['shape']) for k, v in json.loads(safetensors_header(f)[0]).items() if k != '__metadata__'}
 
 # %% ../nbs/03g_families.ipynb #472f0971
+def release_config(folder) -> tuple:
+    "`(family, layout, drafter config)` of the export in folder `folder`, read through the layout its `config.json` names, as `--init-from` reads it."
+    fam, lay, d, _ = read_release(folder, tensors=False)
+    return fam, lay, fam.config_cls.from_hf_dict(d)
+
 def release_options(folder) -> dict:
     "The `dflash_nb_train` options the released drafter in export folder `folder` fixes (option name -> value); {} for a checkpoint or run folder."
     p = Path(folder)
     if not (p / 'config.json').is_file() or not (p / 'model.safetensors').is_file(): return {}
-    fam, lay, d, _ = read_release(p, tensors=False)
-    c = fam.config_cls.from_hf_dict(d)
+    fam, lay, c = release_config(p)
     slide = [i for i, t in enumerate(c.layer_types) if t == 'sliding_attention']
     out = dict(drafter=fam.name, draft_layers=c.num_hidden_layers, block_size=c.block_size, target_layer_ids=','.join(map(str, c.target_layer_ids)),
                sliding_window=c.sliding_window or 0, sliding_layers=','.join(map(str, slide)),
@@ -149,10 +157,10 @@ def step_flops(cfg, batch_size:int, seq_len:int, anchors, keep) -> dict:
     return family_of(cfg).step_flops(cfg, batch_size, seq_len, anchors, keep)
 
 # %% ../nbs/03g_families.ipynb #70ffb2be
-def serving_contract(folder) -> list[str]:
-    "Problems vLLM or SGLang would have with the export in `folder` (empty: both read it as it was trained), through its family."
+def serving_contract(folder, layout:str|None=None) -> list[str]:
+    "Problems the engines would have with the export in `folder` (empty: they read it as it was trained), as the loaders of its released layout read it: the layout named `layout` where the caller knows it (`--export-layout`), else the one its `config.json` names (`release_layout`)."
     d = json.loads((Path(folder) / 'config.json').read_text())
     archs = tuple(a for f in FAMILIES.values() for a in f.architectures)
-    try: fam = export_family(d)
+    try: fam, lay = release_layout(d)
     except ValueError: return family_contract(folder, None, archs)    # no family reads it: checked as DFlash, the architecture first
-    return fam.contract(folder, archs)
+    return fam.contract(folder, lay if layout is None else layout_named(fam, layout))

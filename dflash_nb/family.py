@@ -8,12 +8,13 @@ from dataclasses import dataclass
 import torch
 from .drafter import DFlashConfig, DFlashDrafter
 from .loss import prepare_targets, dflash_forward_loss, train_step_flops
-from .serving import serving_contract
+from .serving import serving_contract, zlab_contract, backbone_problems
 
 # %% auto #0
 __all__ = ['DFLASH_OPTIONS', 'DFLASH', 'MUSE_NAMES', 'DFLASH_LAYOUTS', 'SPECULATORS_ARCHS', 'SPECULATORS_VERSION',
-           'VERIFIER_COPIES', 'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'muse_to_ours', 'muse_from_ours',
-           'zlab_to_ours', 'speculators_to_ours', 'speculators_from_ours', 'nvidia_from_ours']
+           'VERIFIER_COPIES', 'FamilyOption', 'DrafterFamily', 'ReleasedLayout', 'read_as_ours', 'muse_to_ours',
+           'muse_from_ours', 'muse_fields', 'zlab_to_ours', 'speculators_to_ours', 'speculators_from_ours',
+           'speculators_fields', 'nvidia_from_ours', 'nvidia_fields']
 
 # %% ../nbs/03d_family.ipynb #975d53b6
 @dataclass(frozen=True)
@@ -161,9 +162,9 @@ def _contract_problems(self, d:dict) -> list[str]:
         return ["attention_sink_bias at the top level only: vLLM 0.32.0 reads dflash_config.attention_sink_bias (else add_swa_attention_sink_bias) and would build no sinks"]
     return []
 
-def _contract(self, folder, architectures=('DFlashDraftModel',)) -> list[str]:
-    "Problems vLLM or SGLang would have with this family's export in `folder` (`03b_serving`'s checks with this family's keys and weights)."
-    return serving_contract(folder, self, architectures)
+def _contract(self, folder, layout=None) -> list[str]:
+    "Problems the engines would have with this family's export in `folder`, as the loaders of its released `layout` read it (its own layout, the first, when not given)."
+    return serving_contract(folder, self, layout=self.layouts[0] if layout is None else layout)
 
 def _engine_shapes(self, d:dict) -> dict:
     "Name -> shape of this family's own weights the engines read, for export `config.json` dict `d` (DFlash: its sinks, [heads] a layer, where flagged)."
@@ -178,13 +179,32 @@ def _same(d:dict, tensors:dict) -> tuple[dict, dict]: return dict(d), dict(tenso
 
 @dataclass(frozen=True)
 class ReleasedLayout:
-    "A layout a family's drafters are published in: the `architectures` its config.json names, `to_ours(d, tensors)` and `from_ours(d, tensors)` between it and ours (config dict, tensors by name), `marks`, the `(key, value)` pairs of its config.json that tell it from another layout naming the same architecture, and `signs`, pairs a config.json of its own has and one of the unmarked layout of its architecture may lack (their presence picks it)."
+    "A layout a family's drafters are published in: the `architectures` its config.json names, `to_ours(d, tensors)` and `from_ours(d, tensors)` between it and ours (config dict, tensors by name), `marks`, the `(key, value)` pairs of its config.json that tell it from another layout naming the same architecture, `signs`, pairs a config.json of its own has and one of the unmarked layout of its architecture may lack (their presence picks it), and `contract(d, shapes, family)`, the problems its loaders would have with an export in it (None: see `ReleasedLayout.problems`)."
     name: str
     architectures: tuple
     to_ours: object = _same
     from_ours: object = _same
     marks: tuple = ()
     signs: tuple = ()
+    contract: object = None
+
+# %% ../nbs/03d_family.ipynb #7b4ee352
+def read_as_ours(to_ours=_same, fields=None, body=backbone_problems):
+    "A layout's `contract`: `fields(d)`, the problems with the keys its loaders read in `config.json` dict `d` as written; where there are none, the export read as ours by `to_ours` (a refusal is its problem) and checked by `body(d, shapes, family)`."
+    def contract(d:dict, shapes:dict, family=None) -> list[str]:
+        if fields is not None and (p := list(fields(d))): return p     # keys broken: the weights cannot be sized from them
+        try: d, shapes = to_ours(d, dict(shapes))
+        except (ValueError, KeyError, TypeError) as e: return [str(e)]
+        return body(d, shapes, family)
+    return contract
+
+def _problems(self, d:dict, shapes:dict, family=None) -> list[str]:
+    "Problems the loaders of this layout would have with an export in it (`config.json` dict `d` and tensor `shapes` as written; `family` the drafter family it belongs to)."
+    if self.contract is not None: return self.contract(d, shapes, family)
+    if family is None or self is family.layouts[0]: return zlab_contract(d, shapes, family, self.architectures)
+    return read_as_ours(self.to_ours)(d, shapes, family)
+
+ReleasedLayout.problems = _problems
 
 # %% ../nbs/03d_family.ipynb #c225ada8
 MUSE_NAMES = {'encoder.fc.weight': 'fc.weight', 'encoder.output_norm_enc.weight': 'hidden_norm.weight'}
@@ -217,8 +237,23 @@ def muse_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
     back = {v: k for k, v in MUSE_NAMES.items()}
     return out, {back.get(k, k): v for k, v in tensors.items()}
 
+def _taps_problems(taps, n_t, where:str) -> list[str]:
+    "Problems with taps `taps` (read at `where`) and a target depth `n_t` (None: not given)."
+    if not taps: return [f"{where} missing: the drafter reads the target's layers it names"]
+    if len(set(taps)) < len(taps): return [f"{where} {taps} repeat a layer: the fc input is one target state per tap, captured once a layer"]
+    if n_t is not None and max(taps) >= n_t: return [f"{where} {taps} beyond the target's {n_t} layers (num_target_layers)"]
+    return []
+
+def muse_fields(d:dict) -> list[str]:
+    "Problems with the keys transformers' `MuseGlimmerAssistantModel` (5.25) reads of an export in Meta's layout: the block size, mask id and taps at the top level, a window for sliding layers."
+    p = [] if d.get('architectures') == ['MuseGlimmerAssistantModel'] else [f"architectures {d.get('architectures')}: Meta's layout names ['MuseGlimmerAssistantModel']"]
+    p += [f"{k} {d.get(k)!r}: MuseGlimmerAssistantModel reads an int at the top level" for k in ('block_size', 'mask_token_id') if not isinstance(d.get(k), int)]
+    p += _taps_problems(d.get('target_layer_ids'), d.get('num_target_layers'), 'target_layer_ids')
+    if 'sliding_attention' in (d.get('layer_types') or []) and not d.get('sliding_window'): p.append("sliding_attention layers without sliding_window: Meta's assistant windows them by it")
+    return p
+
 DFLASH_LAYOUTS = (ReleasedLayout('z-lab', ('DFlashDraftModel',)),
-                  ReleasedLayout('muse-glimmer-assistant', ('MuseGlimmerAssistantModel',), muse_to_ours, muse_from_ours))
+                  ReleasedLayout('muse-glimmer-assistant', ('MuseGlimmerAssistantModel',), muse_to_ours, muse_from_ours, contract=read_as_ours(muse_to_ours, muse_fields)))
 DrafterFamily.layouts = DFLASH_LAYOUTS
 
 # %% ../nbs/03d_family.ipynb #080b433a
@@ -319,7 +354,22 @@ def speculators_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
     ours = set(c.to_hf_dict()) | {'is_causal', 'partial_rotary_factor', 'auto_map'}
     return {**{k: v for k, v in d.items() if k not in ours}, **out}, dict(tensors)   # keys not of our layout (a trainer's export's) kept
 
-DFLASH_LAYOUTS = (*DFLASH_LAYOUTS, ReleasedLayout('speculators', SPECULATORS_ARCHS, speculators_to_ours, speculators_from_ours, marks=(('speculators_model_type', 'dflash'),)))
+def speculators_fields(d:dict, algorithm:str='dflash', drafts:int=-1) -> list[str]:
+    "Problems with the keys speculators (0.9.0) and vLLM's adapter read of an export in speculators' layout (`algorithm` its `speculators_model_type`, a block drafting `block_size + drafts` tokens): the block size, mask id and taps (counted from 1) at the top level, the proposal's token count."
+    p, arch, B = [], d.get('architectures') or [], d.get('block_size')
+    if len(arch) != 1 or not arch[0].endswith(('DraftModel', 'Speculator')): p.append(f"architectures {d.get('architectures')}: speculators writes its model class's name")
+    if not isinstance(B, int) or B < 2: p.append(f"block_size {B!r}: speculators reads the block at the top level (the import would take 8)")
+    if not isinstance(d.get('mask_token_id'), int): p.append(f"mask_token_id {d.get('mask_token_id')!r}: speculators and vLLM's adapter read it at the top level")
+    aux = d.get('aux_hidden_state_layer_ids')
+    p += _taps_problems(aux and [i - 1 for i in aux], d.get('num_target_layers'), 'aux_hidden_state_layer_ids (less one)') if aux else ["aux_hidden_state_layer_ids missing: speculators and vLLM read the taps there (counted from 1)"]
+    props = ((d.get('speculators_config') or {}).get('proposal_methods') or [{}])
+    if isinstance(B, int) and props[0].get('speculative_tokens') not in (None, B + drafts):
+        p.append(f"speculators_config.proposal_methods[0].speculative_tokens {props[0]['speculative_tokens']}: vLLM drafts that many; a block of {B} drafts {B + drafts}")
+    if (sc := (d.get('speculators_config') or {}).get('algorithm')) not in (None, algorithm): p.append(f"speculators_config.algorithm {sc!r}: vLLM's adapter runs {algorithm!r} for this drafter")
+    return p
+
+DFLASH_LAYOUTS = (*DFLASH_LAYOUTS, ReleasedLayout('speculators', SPECULATORS_ARCHS, speculators_to_ours, speculators_from_ours, marks=(('speculators_model_type', 'dflash'),),
+                                                  contract=read_as_ours(speculators_to_ours, speculators_fields)))
 DrafterFamily.layouts = DFLASH_LAYOUTS
 
 # %% ../nbs/03d_family.ipynb #9f2c783e
@@ -339,5 +389,23 @@ def nvidia_from_ours(d:dict, tensors:dict) -> tuple[dict, dict]:
     ours = set(c.to_hf_dict()) | {'is_causal', 'partial_rotary_factor', 'auto_map', 'dtype'}
     return {**{k: v for k, v in d.items() if k not in ours}, **out}, dict(tensors)   # keys not of our layout (a trainer's export's) kept
 
-DFLASH_LAYOUTS = (*DFLASH_LAYOUTS, ReleasedLayout('nvidia', ('DFlashDraftModel',), zlab_to_ours, nvidia_from_ours, signs=(('attention_sink_bias', True),)))
+def nvidia_fields(d:dict) -> list[str]:
+    "Problems with the keys vLLM (0.32.0) reads of an export in NVIDIA's layout (Model-Optimizer's): the mask id, taps and `causal` in `dflash_config`, the block size at the top level (vLLM's block is the launch line's; the import reads it)."
+    dc, p = d.get('dflash_config') or {}, []
+    if d.get('architectures') != ['DFlashDraftModel']: p.append(f"architectures {d.get('architectures')}: vLLM maps only ['DFlashDraftModel']")
+    B = d.get('block_size', dc.get('block_size'))
+    if not isinstance(B, int) or B < 2: p.append(f"block_size {B!r}: NVIDIA's layout keeps the block size at the top level (the launch line's num_speculative_tokens is one less)")
+    if dc.get('block_size') not in (None, B): p.append(f"block_size {B} at the top level but {dc['block_size']} in dflash_config")
+    if dc.get('mask_token_id') is None: p.append("dflash_config.mask_token_id missing: vLLM reads the mask id there")
+    taps = dc.get('target_layer_ids')
+    p += _taps_problems(taps, d.get('num_target_layers', dc.get('num_target_layers')), 'dflash_config.target_layer_ids')
+    if taps and d.get('eagle_aux_hidden_state_layer_ids') not in (None, [i + 1 for i in taps]):
+        p.append(f"eagle_aux_hidden_state_layer_ids {d['eagle_aux_hidden_state_layer_ids']} != target_layer_ids + 1: vLLM reads it verbatim")
+    if 'causal' in dc and not isinstance(dc['causal'], bool): p.append(f"dflash_config.causal {dc['causal']!r}: vLLM reads true or false, every layer's causality in the block")
+    if None not in (dc.get('swa_window_size'), d.get('sliding_window')) and dc['swa_window_size'] != d['sliding_window']:
+        p.append(f"dflash_config.swa_window_size {dc['swa_window_size']} != sliding_window {d['sliding_window']}: vLLM reads either")
+    return p
+
+DFLASH_LAYOUTS = (*DFLASH_LAYOUTS, ReleasedLayout('nvidia', ('DFlashDraftModel',), zlab_to_ours, nvidia_from_ours, signs=(('attention_sink_bias', True),),
+                                                  contract=read_as_ours(zlab_to_ours, nvidia_fields)))
 DrafterFamily.layouts = DFLASH_LAYOUTS

@@ -9,7 +9,8 @@ from pathlib import Path
 import torch
 
 # %% auto #0
-__all__ = ['engine_weight_names', 'missing_engine_weights', 'export_contents', 'serving_contract', 'reference_forward']
+__all__ = ['engine_weight_names', 'missing_engine_weights', 'export_contents', 'backbone_problems', 'zlab_contract',
+           'serving_contract', 'reference_forward']
 
 # %% ../nbs/03b_serving.ipynb #9dbd3011
 from .drafter import LAYER_TYPES
@@ -108,15 +109,27 @@ def export_contents(folder) -> tuple[dict, dict]:
     with safe_open(str(folder / 'model.safetensors'), 'pt') as f: shapes = {k: f.get_slice(k).get_shape() for k in f.keys()}
     return d, shapes
 
-def serving_contract(folder, family=None, architectures=('DFlashDraftModel',)) -> list[str]:
-    "Problems vLLM or SGLang would have with the export in `folder` (empty: both read it as it was trained), as a DFlash export; a drafter `family` (`03g_families`) adds its own keys' problems (`family.contract_problems(d)`) and weights (`family.engine_shapes(d)`), `architectures` the names engines map."
-    folder = Path(folder)
-    d, shapes = export_contents(folder)
-    extra = ["mask_embedding.pt beside the weights: SGLang would use it for the mask rows instead of the target's embedding of mask_token_id"] if (folder / 'mask_embedding.pt').exists() else []
+
+# %% ../nbs/03b_serving.ipynb #7d38e916
+def backbone_problems(d:dict, shapes:dict, family=None) -> list[str]:
+    "What every loader of a DFlash-backbone export reads, whatever its layout: layer types, activation and RoPE of `config.json` dict `d` (as ours), a drafter `family`'s own keys (`family.contract_problems(d)`), and the weights `shapes` (name -> shape, our names), the family's own (`family.engine_shapes(d)`) beside the backbone's."
     own, fam_shapes = (family.contract_problems(d), None) if family is not None else ([], None)
     try: fam_shapes = family.engine_shapes(d) if family is not None else None
     except (KeyError, TypeError, ValueError, ZeroDivisionError): pass     # its keys unreadable: `own` names them
-    return _contract_fields(d, architectures) + _contract_model(d) + own + _contract_weights(d, shapes, fam_shapes, not own) + extra
+    return _contract_model(d) + own + _contract_weights(d, shapes, fam_shapes, not own)
+
+def zlab_contract(d:dict, shapes:dict, family=None, architectures=('DFlashDraftModel',)) -> list[str]:
+    "Problems vLLM or SGLang would have with an export in z-lab's layout (`config.json` dict `d`, tensor `shapes`): its DFlash fields as both read them, then `backbone_problems`; `architectures` the names the engines map."
+    return _contract_fields(d, architectures) + backbone_problems(d, shapes, family)
+
+# %% ../nbs/03b_serving.ipynb #9c5825d7
+def serving_contract(folder, family=None, architectures=('DFlashDraftModel',), layout=None) -> list[str]:
+    "Problems the engines would have with the export in `folder` (empty: they read it as it was trained), as the loaders of its released `layout` read it (`layout.problems`, `03d_family`); without one, its `family`'s own layout; with neither, z-lab's DFlash (`zlab_contract`, `architectures` the names engines map)."
+    folder = Path(folder)
+    d, shapes = export_contents(folder)
+    extra = ["mask_embedding.pt beside the weights: SGLang would use it for the mask rows instead of the target's embedding of mask_token_id"] if (folder / 'mask_embedding.pt').exists() else []
+    lay = layout if layout is not None else (getattr(family, 'layouts', None) or (None,))[0]   # a family's own layout is its first
+    return (lay.problems(d, shapes, family) if lay is not None else zlab_contract(d, shapes, family, architectures)) + extra
 
 # %% ../nbs/03b_serving.ipynb #3311e9a2
 def reference_forward(folder, target_hidden, noise_embedding, position_ids):
