@@ -20,7 +20,7 @@ What it writes into OUT (a folder):
 import argparse, json, os, shlex, sys, tempfile
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dspark_fixture import COMMIT, REPO, Args, extract_deepspec, tiny_target_config, set_eager, dense_rule, _free_port
+from dspark_fixture import COMMIT, REPO, Args, start, tiny_target_config, set_eager, dense_rule
 
 
 def build_dflash(torch, seed:int=0):
@@ -43,10 +43,7 @@ def build_dflash(torch, seed:int=0):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('out'); ap.add_argument('--deepspec', required=True, help='git dir of DeepSpec (or a folder with its deepspec/ package)')
-    a = ap.parse_args(argv)
-    sys.path[:0] = [extract_deepspec(a.deepspec), str(REPO)]
+    a = start(argv, __doc__)
     import torch, transformers, safetensors
     import torch.distributed as dist
     from safetensors.torch import save_file, load_file
@@ -54,8 +51,6 @@ def main(argv=None):
     from deepspec.modeling.dspark import common
     from deepspec.modeling.dspark.loss import compute_dspark_loss
     from deepspec.modeling.dspark.qwen3.modeling import Qwen3DSparkModel
-    torch.set_num_threads(1)
-    dist.init_process_group('gloo', init_method=f'tcp://127.0.0.1:{_free_port()}', rank=0, world_size=1)
     out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
     T, rep = {}, {'deepspec_commit': COMMIT, 'torch': torch.__version__, 'transformers': transformers.__version__, 'safetensors': safetensors.__version__,
                   'command': shlex.join([Path(sys.executable).name, 'tools/deepspec_dflash_fixture.py', *sys.argv[1:]])}

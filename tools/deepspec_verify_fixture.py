@@ -38,13 +38,9 @@ from types import SimpleNamespace
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / 'tools'))
-from dspark_fixture import COMMIT, extract_deepspec, build_model   # noqa: E402
+from dspark_fixture import COMMIT, start, build_model   # noqa: E402
 
 V, GAMMA, EOS, T_SAMPLED, N_NEW = 16, 4, 15, 0.7, 12
-
-
-def _free_port():
-    s = socket.socket(); s.bind(('127.0.0.1', 0)); p = s.getsockname()[1]; s.close(); return p
 
 
 class ScriptedTarget:
@@ -157,19 +153,14 @@ def run_loop(torch, be, T, rep, key, cut=None):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('out'); ap.add_argument('--deepspec', required=True, help='git dir of DeepSpec (or a folder with its deepspec/ package)')
-    a = ap.parse_args(argv)
-    sys.path[:0] = [extract_deepspec(a.deepspec), str(REPO)]
+    a = start(argv, __doc__)
     import torch, transformers, safetensors
     import torch.distributed as dist
     from safetensors.torch import save_file, load_file
     import deepspec.eval.base_evaluator as be
     import deepspec.utils.sampling as smp
     from deepspec.eval.dspark.draft_ops import _confident_prefix_length, build_dspark_proposal
-    torch.set_num_threads(1)
     torch.manual_seed(0)      # DeepSpec's own draws (the token after the drafts): the file is the same on every run
-    dist.init_process_group('gloo', init_method=f'tcp://127.0.0.1:{_free_port()}', rank=0, world_size=1)
     T, rep = {}, {'deepspec_commit': COMMIT, 'torch': torch.__version__, 'transformers': transformers.__version__,
                   'safetensors': safetensors.__version__, 'vocab': V, 'gamma': GAMMA, 'stop_token_ids': [EOS], 'max_new_tokens': N_NEW,
                   'command': shlex.join([Path(sys.executable).name, 'tools/deepspec_verify_fixture.py', *sys.argv[1:]]), 'verify': {}}

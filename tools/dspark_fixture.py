@@ -54,6 +54,18 @@ def _free_port():
     s = socket.socket(); s.bind(('127.0.0.1', 0)); p = s.getsockname()[1]; s.close(); return p
 
 
+def start(argv, doc:str):
+    "The start of a DeepSpec recording: OUT and --deepspec parsed, DeepSpec's package and this checkout first on `sys.path`, one thread, a gloo world of one (its loss and metrics need a process group)."
+    ap = argparse.ArgumentParser(description=doc.split('\n')[0])
+    ap.add_argument('out'); ap.add_argument('--deepspec', required=True, help='git dir of DeepSpec (or a folder with its deepspec/ package)')
+    a = ap.parse_args(argv)
+    sys.path[:0] = [extract_deepspec(a.deepspec), str(REPO)]
+    import torch, torch.distributed as dist
+    torch.set_num_threads(1)
+    dist.init_process_group('gloo', init_method=f'tcp://127.0.0.1:{_free_port()}', rank=0, world_size=1)
+    return a
+
+
 class Args(dict):
     "DeepSpec's model_args: `in` and attribute access."
     __getattr__ = dict.__getitem__
@@ -100,10 +112,7 @@ def dense_rule(torch, bm, B, Q, KV):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('out'); ap.add_argument('--deepspec', required=True, help='git dir of DeepSpec (or a folder with its deepspec/ package)')
-    a = ap.parse_args(argv)
-    sys.path[:0] = [extract_deepspec(a.deepspec), str(REPO)]
+    a = start(argv, __doc__)
     import torch, transformers, safetensors
     import torch.distributed as dist
     from safetensors.torch import save_file, load_file
@@ -111,8 +120,6 @@ def main(argv=None):
     from deepspec.modeling.dspark import common
     from deepspec.modeling.dspark.loss import compute_dspark_loss, _collect_local_terms
     from deepspec.modeling.dspark.qwen3.modeling import Qwen3DSparkModel
-    torch.set_num_threads(1)
-    dist.init_process_group('gloo', init_method=f'tcp://127.0.0.1:{_free_port()}', rank=0, world_size=1)
     T, rep = {}, {'deepspec_commit': COMMIT, 'torch': torch.__version__, 'transformers': transformers.__version__,
                   'safetensors': safetensors.__version__, 'command': shlex.join([Path(sys.executable).name, 'tools/dspark_fixture.py', *sys.argv[1:]])}
     model = build_model(torch)
