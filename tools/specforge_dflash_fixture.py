@@ -22,6 +22,8 @@ What it writes into OUT (a folder):
 """
 import argparse, json, shlex, sys, tempfile
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from release_fixture import start, seeded_save   # noqa: E402
 
 PINNED = '0.2.0'
 REPO = Path(__file__).resolve().parent.parent
@@ -39,25 +41,13 @@ def tiny_config():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('out'); ap.add_argument('--any-version', action='store_true')
-    a = ap.parse_args(argv)
-    from importlib.metadata import version
+    a, out, rep = start('specforge_dflash_fixture.py', 'specforge', PINNED, argv, __doc__)
     import torch, transformers
     from safetensors.torch import save_file
     from specforge.modeling.draft.dflash import DFlashDraftModel
     from specforge.algorithms.common.dflash_family_model import create_dflash_sdpa_mask
-    if version('specforge') != PINNED and not a.any_version: sys.exit(f"specforge {version('specforge')}: pinned to {PINNED} (--any-version)")
-    out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-    rep = {'specforge': version('specforge'), 'torch': torch.__version__, 'transformers': transformers.__version__,
-           'command': shlex.join([Path(sys.executable).name, 'tools/specforge_dflash_fixture.py', *sys.argv[1:]])}
     model = DFlashDraftModel(tiny_config()).eval()
-    g = torch.Generator().manual_seed(0)
-    with torch.no_grad():
-        for name, p in sorted(model.named_parameters()):
-            r = torch.randn(p.shape, generator=g)
-            p.copy_(1 + 0.1 * r if name.endswith('norm.weight') else 0.2 * r)
-    model.save_pretrained(str(out))
+    g = seeded_save(model, out)
     rep['saved_files'] = sorted(f.name for f in out.iterdir())
     V, H, B, S, M = 64, 32, 4, 14, 63
     T = {'w/embed_tokens.weight': torch.randn(V, H, generator=g), 'w/lm_head.weight': torch.randn(V, H, generator=g) * 0.3}

@@ -18,6 +18,8 @@ What it writes into OUT (a folder):
 """
 import argparse, json, shlex, sys
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from release_fixture import start, seeded_save   # noqa: E402
 
 PINNED = '0.9.0'
 
@@ -38,24 +40,12 @@ def tiny_config():
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('out'); ap.add_argument('--any-version', action='store_true')
-    a = ap.parse_args(argv)
-    from importlib.metadata import version
+    a, out, rep = start('speculators_dspark_fixture.py', 'speculators', PINNED, argv, __doc__)
     import torch, transformers
     from safetensors.torch import load_file, save_file
     from speculators.models.dspark import DSparkDraftModel
-    if version('speculators') != PINNED and not a.any_version: sys.exit(f"speculators {version('speculators')}: pinned to {PINNED} (--any-version)")
-    out = Path(a.out); out.mkdir(parents=True, exist_ok=True)
-    rep = {'speculators': version('speculators'), 'torch': torch.__version__, 'transformers': transformers.__version__,
-           'command': shlex.join([Path(sys.executable).name, 'tools/speculators_dspark_fixture.py', *sys.argv[1:]])}
     model = DSparkDraftModel(tiny_config()).eval()
-    g = torch.Generator().manual_seed(0)
-    with torch.no_grad():
-        for name, p in sorted(model.named_parameters()):
-            r = torch.randn(p.shape, generator=g)
-            p.copy_(1 + 0.1 * r if name.endswith('norm.weight') else 0.2 * r)
-    model.save_pretrained(str(out))
+    g = seeded_save(model, out)
     rep['saved_files'] = sorted(f.name for f in out.iterdir())
     (out / 'config.py').unlink(missing_ok=True)                         # their config class's source, for remote code: not ours to ship
     rep['saved_tensors'] = sorted(load_file(str(out / 'model.safetensors')))
