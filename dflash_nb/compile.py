@@ -12,8 +12,9 @@ import torch
 __all__ = ['compile_features', 'UncompiledCallError', 'compiled_only', 'CompileConfigError', 'CompileSettings',
            'configure_compile', 'configure_thread', 'check_thread_config', 'CompileThread', 'thread_with_config',
            'start_thread', 'inductor_options', 'compile_entry', 'DenseFallbackError', 'dense_flex_seen',
-           'check_no_dense_fallback', 'CompileDriftError', 'CompileMonitor', 'PeakMemoryError', 'PeakMemoryGuard',
-           'PreflightError', 'preflight', 'bucket_seq_lens', 'preflight_benchmark', 'preflight_cold_warm']
+           'check_no_dense_fallback', 'eager_flex_on_purpose', 'CompileDriftError', 'CompileMonitor', 'PeakMemoryError',
+           'PeakMemoryGuard', 'PreflightError', 'preflight', 'bucket_seq_lens', 'preflight_benchmark',
+           'preflight_cold_warm']
 
 # %% ../nbs/04_compile.ipynb #a9d78927
 def _config_is_per_thread() -> bool:
@@ -223,6 +224,20 @@ def check_no_dense_fallback(where:str='') -> None:
         raise DenseFallbackError(f"flex_attention ran uncompiled (dense O(Q*KV) path){' before/at '+where if where else ''}: "
             "some call reached flex_attention outside a compiled region (graph break, recompile limit, eager call "
             "or FX race). Compile the caller with dflash_nb.compile.compile_entry (fullgraph=True) and see nbs/04_compile.ipynb")
+
+# %% ../nbs/04_compile.ipynb #2435300e
+@contextlib.contextmanager
+def eager_flex_on_purpose():
+    "Run flex_attention uncompiled on purpose: its warning silenced, the dense-path marker left as it was before."
+    import torch.nn.attention.flex_attention as fa
+    shown = getattr(fa, '_WARNINGS_SHOWN', None)
+    had = isinstance(shown, set) and _DENSE_MARKER in shown
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        try: yield
+        finally:
+            if isinstance(shown, set) and not had: shown.discard(_DENSE_MARKER)
+
 
 # %% ../nbs/04_compile.ipynb #f9e009f4
 class CompileDriftError(RuntimeError):

@@ -23,7 +23,7 @@ __all__ = ['LAYER_TYPES', 'ROPE_TYPES', 'RECOMPILE_LIMIT', 'FLEX_TILE_SM90_D64',
 
 # %% ../nbs/03_drafter.ipynb #dbe0f0ab
 from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
-from .compile import compiled_only, inductor_options
+from .compile import compiled_only, inductor_options, eager_flex_on_purpose
 from .targets import build_target_layer_ids
 from .mask_token import resolve_mask_token_id, stop_token_ids
 from .archs import layer_values, decoder_layer_count
@@ -422,8 +422,7 @@ def flex_lse(q, k, v, block_mask:BlockMask, scale:float|None=None, enable_gqa:bo
     if torch.compiler.is_dynamo_compiling():
         return flex_attention(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=enable_gqa, kernel_options=kernel_options, return_lse=True)
     if q.device.type == 'cpu':
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')                  # 'flex_attention called without torch.compile()': on purpose here
+        with eager_flex_on_purpose():                        # uncompiled on purpose: not counted as a dense fallback
             return flex_attention(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=enable_gqa, return_lse=True)
     key = (*device_key(q.device), 'lse')
     if key not in _FLEX: _FLEX[key] = compile_fn(_flex_lse_body, q.device, dynamic=_default_dynamic(q.device))
