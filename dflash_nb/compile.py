@@ -225,7 +225,7 @@ def check_no_dense_fallback(where:str='') -> None:
             "some call reached flex_attention outside a compiled region (graph break, recompile limit, eager call "
             "or FX race). Compile the caller with dflash_nb.compile.compile_entry (fullgraph=True) and see nbs/04_compile.ipynb")
 
-# %% ../nbs/04_compile.ipynb #2435300e
+# %% ../nbs/04_compile.ipynb #31f8fc51
 @contextlib.contextmanager
 def eager_flex_on_purpose():
     "Run flex_attention uncompiled on purpose: its warning silenced, the dense-path marker left as it was before."

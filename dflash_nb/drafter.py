@@ -4,7 +4,7 @@
 
 # %% ../nbs/03_drafter.ipynb #abe256a5
 from __future__ import annotations
-import inspect, json, math, os, shlex, sys, tempfile, warnings
+import inspect, json, math, os, shlex, sys, tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 import torch
