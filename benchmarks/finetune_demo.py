@@ -9,11 +9,12 @@
 2. **The new domain's data**: `dflash_nb_regen` answers `data_samples/code_prompts.jsonl.gz` (3,136 programming prompts over
    49 tasks, `tools/make_code_prompts.py`) with the demo target, greedy, as the demo's own data was answered.
 3. **The fine-tuning**: `dflash_nb_train --init-from` the release, on those answers, with README's fine-tuning defaults
-   (`--lr 2e-4 --warmup-ratio 0.01`) on an FT_CLOCK-minute clock (default 4), tau measured on
-   `data_samples/code_heldout.jsonl` (128 prompts of 14 tasks no training prompt has) before the first step and at the
-   end, both conventions (pooled and per-prompt mean), as every `--init-from` run does.
+   (`--lr 2e-4 --warmup-ratio 0.01`) on an FT_CLOCK-minute clock (default 2), tau measured on
+   `data_samples/code_heldout.jsonl` (its first 100 prompts, `--eval-prompts`' default, of 128 over 14 tasks no training
+   prompt has) before the first step and at the end, both conventions (pooled and per-prompt mean), as every `--init-from` run does.
 DIR/record.json holds the commands, provenance (`provenance.py`), tau before and after and the steps; DIR/*.log each
-step's console. About CLOCK + FT_CLOCK + 6 minutes on one H200 (regen ~1 minute, tau twice ~1-2 minutes each).
+step's console. About CLOCK + FT_CLOCK + 6 minutes on one H100 or H200 (measured on an H100: the release 8.5 minutes, regen 2.2,
+the fine-tuning 3.4 with its two tau measurements; `nbs/records/finetune_demo/`).
 `--dry`: the same on a CPU with a tiny random target, 40 prompts, a few steps (a check of the script, not a measurement).
 """
 import argparse, json, subprocess, sys, os
@@ -37,7 +38,7 @@ def main(argv=None):
     p.add_argument('--out', type=Path, required=True, help='folder of the runs, the answers, the logs and record.json')
     p.add_argument('--released', type=Path, help='a drafter export made for the demo target to start from (default: train one on chit-chat here)')
     p.add_argument('--clock', type=float, default=8.0, help="minutes of training of the release (default: 8, README's clock)")
-    p.add_argument('--ft-clock', type=float, default=4.0, help='minutes of fine-tuning (default: 4)')
+    p.add_argument('--ft-clock', type=float, default=2.0, help='minutes of fine-tuning (default: 2)')
     p.add_argument('--seed', type=int, default=0, help='seed of both runs (default: 0)')
     p.add_argument('--dry', action='store_true', help='a tiny random target on the CPU for a few steps: a check of the script')
     a = p.parse_args(argv)

@@ -16,7 +16,7 @@ from torch.utils.checkpoint import checkpoint
 __all__ = ['DSPARK_ARCH', 'MARKOV_HEAD_TYPES', 'DSPARK_KEYS', 'DSPARK_OPTIONS', 'DSPARK', 'SPECFORGE_ARCH',
            'SPECFORGE_DSPARK_KEYS', 'SPECULATORS_DSPARK_ARCHS', 'DSPARK_LAYOUTS', 'DSparkConfig', 'MarkovHead',
            'ConfidenceHead', 'DSparkDrafter', 'predecessors', 'dspark_anchor_candidates', 'position_decay',
-           'dspark_targets', 'dspark_head_terms', 'dspark_forward_loss', 'dspark_weight_shapes',
+           'dspark_targets', 'dspark_head_terms', 'dspark_head_loss', 'dspark_forward_loss', 'dspark_weight_shapes',
            'dspark_config_problems', 'dspark_export_problems', 'dspark_launch_argv', 'dspark_model_card',
            'dspark_release_refusal', 'deepspec_contract', 'DSparkFamily', 'dspark_family_loss', 'benchmark_step',
            'specforge_to_ours', 'specforge_from_ours', 'speculators_dspark_to_ours', 'speculators_dspark_from_ours',
@@ -275,6 +275,53 @@ def dspark_head_terms(h, e, w2, head_weight, target_h, labels, weights, chunk_ro
     if not out: z = h.new_zeros((), dtype=torch.float32); return z, z, h.new_zeros(0), labels.new_zeros(0)
     return sum(o[0] for o in out), sum(o[1] for o in out), torch.cat([o[2] for o in out]), torch.cat([o[3] for o in out])
 
+# %% ../nbs/03e_dspark.ipynb #c8192f17
+class _DSparkHead(torch.autograd.Function):
+    "DSpark's vocabulary terms through the frozen head, chunk by chunk; the gradient of a_ce CE + a_l1 L1 is computed in the forward and only scaled in the backward."
+    @staticmethod
+    def forward(ctx, h, e, w2, head_weight, th, labels, weights, rows:int, a_ce:float, a_l1:float, grad:bool):
+        M, need = h.shape[0], tuple(grad and n for n in ctx.needs_input_grad[:3])   # grad: the caller's grad mode (off in here)
+        ce, l1 = h.new_zeros((), dtype=torch.float32), h.new_zeros((), dtype=torch.float32)
+        l1_rows, pred = h.new_empty(M, dtype=torch.float32), torch.empty_like(labels)
+        gh, ge = (torch.empty_like(h) if need[0] else None), (torch.empty_like(e) if need[1] else None)
+        gw2 = torch.zeros(w2.shape, dtype=torch.float32, device=w2.device) if need[2] else None
+        for i in range(0, M, rows):
+            j = min(i + rows, M); lab, w = labels[i:j], weights[i:j]
+            z = F.linear(h[i:j].to(head_weight.dtype), head_weight).float()
+            if w2 is not None: z += F.linear(e[i:j], w2).float()
+            pred[i:j] = z.argmax(-1)
+            lse = torch.logsumexp(z, -1, keepdim=True)
+            ce_r = lse[:, 0] - z.gather(1, lab[:, None])[:, 0]
+            p = z.sub_(lse).exp_()                                                           # P_d, in z's memory
+            s = torch.softmax(F.linear(th[i:j].to(head_weight.dtype), head_weight).float(), -1).neg_().add_(p)   # P_d - P_t
+            l1_r = torch.linalg.vector_norm(s, 1, -1)
+            ce, l1 = ce + (ce_r * w).sum(), l1 + (l1_r * w).sum(); l1_rows[i:j] = l1_r
+            if any(need):
+                s.sign_()
+                dz = s.sub_(torch.linalg.vecdot(p, s)[:, None]).mul_((a_l1 * w)[:, None]).add_((a_ce * w)[:, None]).mul_(p)
+                dz[torch.arange(j - i, device=dz.device), lab] -= a_ce * w                   # w (a_ce (p - onehot) + a_l1 p (s - <p, s>))
+                if need[0]: gh[i:j] = (dz.to(head_weight.dtype) @ head_weight).to(h.dtype)
+                if need[1]: ge[i:j] = (dz.to(w2.dtype) @ w2).to(e.dtype)
+                if need[2]: gw2 += (dz.to(w2.dtype).T @ e[i:j].to(w2.dtype)).float()
+            del z, p, s
+        ctx.save_for_backward(gh, ge, gw2); ctx.dtypes = (h.dtype, *(None if t is None else t.dtype for t in (e, w2)))
+        ctx.mark_non_differentiable(ce, l1, l1_rows, pred)
+        return a_ce * ce + a_l1 * l1, ce, l1, l1_rows, pred
+
+    @staticmethod
+    def backward(ctx, g, *_):
+        grads = [None if t is None else (t * g.to(t.dtype)).to(dt) for t, dt in zip(ctx.saved_tensors, ctx.dtypes)]
+        return (*grads, None, None, None, None, None, None, None, None)
+
+def dspark_head_loss(h, e, w2, head_weight, target_h, labels, weights, alphas:tuple=(0.1, 0.9), chunk_rows:int|None=None):
+    """As `dspark_head_terms`, the gradient computed in the forward: -> (a_ce CE_sum + a_l1 L1_sum (the term that trains), CE sum, L1 sum
+    (both detached), L1 per row [M], argmax [M]), fp32; alphas = (a_ce, a_l1)."""
+    if head_weight.requires_grad: raise ValueError("dspark_head_loss: the LM head is frozen (it gets no gradient); pass head_weight.detach()")
+    if (e is None) != (w2 is None): raise ValueError("dspark_head_loss: the Markov head's e = W1[prev] and W2 come together (or neither)")
+    rows = min(chunk_rows or h.shape[0], h.shape[0]) or 1
+    return _DSparkHead.apply(h, e, w2, head_weight, target_h.detach(), labels, weights.float(), rows, float(alphas[0]), float(alphas[1]),
+                             torch.is_grad_enabled())
+
 # %% ../nbs/03e_dspark.ipynb #ccc2e8e3
 def _gather_rows(x, pos):
     "x [B, S, H] at positions pos [B, N, gamma] -> [B*N*gamma, H]."
@@ -308,10 +355,11 @@ def dspark_forward_loss(drafter, embed_weight, head_weight, input_ids, loss_mask
     w, valid = targets['weights'].reshape(-1).float(), targets['valid'].reshape(-1, g)
     th = _gather_rows(target_last_hidden, targets['target_pos'])
     mh = m.markov_head                                                        # None: rank 0, the LM head's logits alone
-    ce, l1, l1_rows, pred = dspark_head_terms(h, mh and mh.markov_w1(prev), mh and mh.markov_w2.weight, head_weight, th, lab, w, chunk_rows)
-    conf = _conf_terms(m, h, prev, l1_rows, w, valid, g)
     a_ce, a_l1, a_conf = alphas or (c.ce_loss_alpha, c.l1_loss_alpha, c.confidence_head_alpha)
-    return dict(loss_sum=a_ce * ce + a_l1 * l1 + a_conf * conf['conf_sum'], weight_sum=targets['weight_sum'], ce_sum=ce, l1_sum=l1,
+    head, ce, l1, l1_rows, pred = dspark_head_loss(h, mh and mh.markov_w1(prev), mh and mh.markov_w2.weight, head_weight, th, lab, w,
+                                                   (a_ce, a_l1), chunk_rows)
+    conf = _conf_terms(m, h, prev, l1_rows, w, valid, g)
+    return dict(loss_sum=head + a_conf * conf['conf_sum'], weight_sum=targets['weight_sum'], ce_sum=ce, l1_sum=l1,
                 correct=((pred.view(-1, g) == lab.view(-1, g)) & valid).sum(0).float(), count=valid.sum(0).float(), **conf)
 
 # %% ../nbs/03e_dspark.ipynb #2f92907b

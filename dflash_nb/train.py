@@ -816,7 +816,8 @@ def _tau_intro(step:int, n:int, max_new:int, baseline:bool|int=0, final:bool=Fal
     "The line said before a tau measurement starts (a bar over its prompts follows): what it measures, on how many prompts."
     k = n if baseline is True else int(baseline or 0)
     also = f"; the target alone on the first {k} too, for the speedup" if k else ''
-    return f"step {step}: measuring tau{' of the final drafter' if final else ''} on {n} held-out prompts, up to {max_new} new tokens each{also} ..."
+    whose = ('' if not final else ' of the drafter it starts from' if step == 0 else ' of the final drafter')  # step 0: a fine-tuning's release
+    return f"step {step}: measuring tau{whose} on {n} held-out prompts, up to {max_new} new tokens each{also} ..."
 
 # %% ../nbs/06_train.ipynb #743124d5
 def _measure_tau(self:Trainer, drafter, step:int, baseline:bool|int=False, final:bool=True):
