@@ -275,7 +275,7 @@ def dspark_head_terms(h, e, w2, head_weight, target_h, labels, weights, chunk_ro
     if not out: z = h.new_zeros((), dtype=torch.float32); return z, z, h.new_zeros(0), labels.new_zeros(0)
     return sum(o[0] for o in out), sum(o[1] for o in out), torch.cat([o[2] for o in out]), torch.cat([o[3] for o in out])
 
-# %% ../nbs/03e_dspark.ipynb #c8192f17
+# %% ../nbs/03e_dspark.ipynb #55cd594f
 class _DSparkHead(torch.autograd.Function):
     "DSpark's vocabulary terms through the frozen head, chunk by chunk; the gradient of a_ce CE + a_l1 L1 is computed in the forward and only scaled in the backward."
     @staticmethod
