@@ -34,6 +34,8 @@ What it writes into OUT (a folder):
 """
 import argparse, json, os, shlex, sys, tempfile
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from release_fixture import seeded_fill   # noqa: E402
 
 PINNED = '0.9.0'
 REPO = Path(__file__).resolve().parent.parent
@@ -54,15 +56,6 @@ def tiny_config(draft_vocab=64):
                            default_proposal_method='greedy', verifier=VerifierConfig(name_or_path=None, architectures=['Qwen3ForCausalLM']))
     return DFlashSpeculatorConfig(transformer_layer_config=tc, draft_vocab_size=draft_vocab, block_size=4,
                                   aux_hidden_state_layer_ids=[1, 3], mask_token_id=63, speculators_config=sc)
-
-
-def fill(model, torch, seed=0):
-    "Seeded weights, none trivial: linear N(0, 0.2), norms 1 + N(0, 0.1); the verifier copies random too."
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, p in sorted(model.named_parameters()):
-            r = torch.randn(p.shape, generator=g)
-            p.copy_(1 + 0.1 * r if name.endswith('norm.weight') else 0.2 * r)
 
 
 def body(sd):
@@ -94,7 +87,7 @@ def main(argv=None):
     rep = {'speculators': version('speculators'), 'torch': torch.__version__, 'transformers': transformers.__version__,
            'python': sys.version.split()[0], 'command': ' '.join(shlex.quote(x) for x in [Path(sys.executable).name, *sys.argv])}
 
-    model = DFlashDraftModel(tiny_config()).eval(); fill(model, torch)
+    model = DFlashDraftModel(tiny_config()).eval(); seeded_fill(model)
     model.save_pretrained(str(out))
     rep['saved_files'] = sorted(f.name for f in out.iterdir())
     (out / 'config.py').unlink(missing_ok=True)                        # their config class's source, copied for remote code: not ours to ship
@@ -114,7 +107,7 @@ def main(argv=None):
                    'attn_implementation': back.config.transformer_layer_config._attn_implementation}
 
     with tempfile.TemporaryDirectory() as tmp:                          # the same speculator with a reduced draft vocabulary
-        red = DFlashDraftModel(tiny_config(draft_vocab=16)); fill(red, torch)
+        red = DFlashDraftModel(tiny_config(draft_vocab=16)); seeded_fill(red)
         sel = torch.arange(0, 64, 4)
         t2d = torch.zeros(64, dtype=torch.bool); t2d[sel] = True
         red.load_vocab_mappings(t2d, sel - torch.arange(16))
